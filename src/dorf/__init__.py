@@ -1,0 +1,1 @@
+"""dorf: the Dorfromantik board games."""

@@ -1,0 +1,518 @@
+"""The play area: placed tiles with incremental territories, rivers, tracks and tasks.
+
+One node per (cell, area letter) joins a union-find forest: a root holds its
+group's size in tiles and its count of open edges (edges facing an empty
+space), and the tasks on it.  Each placement is recorded in a journal so that
+:meth:`PlayArea.pop` undoes it exactly; nothing is ever copied.
+
+Empty cells next to the area (the frontier) carry a constraint key: three bits
+per direction saying what the facing edge demands (nothing, a river, a track,
+a lake, a mountain, or anything but those).  An oriented tile fits a cell when
+its own signature agrees with the key on every occupied side, and the rotations
+that fit are cached per (face, key), so listing legal placements costs one
+dictionary look-up per frontier cell.
+
+>>> area = PlayArea()
+>>> area.play("RMMRMM", Placement(Hex(0, 0), 0))
+>>> [str(p) for p in area.legal_placements("RMMMMM")][:3]
+['0,-1/3', '0,1/0', '1,-1/4']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
+from dorf.tasks import COMPLETED, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
+from dorf.terrain import AREA_INDEX, AREA_LETTERS, MATCH_CODE, TERRAIN_NAMES, TERRITORY_LETTERS
+from dorf.tiles import areas, check_face, distinct_rotations, rotate
+
+OPPOSITE = (3, 4, 5, 0, 1, 2)
+_SLOT = 3  # bits per direction in a constraint key
+_NODE = 8  # node = cell * _NODE + area index
+RIVER = AREA_INDEX["R"]
+TRACK = AREA_INDEX["T"]
+
+
+class IllegalPlacement(ValueError):
+    """A placement that breaks a placement or task rule; the message says which."""
+
+
+class Placement(NamedTuple):
+    """Where and how a tile goes: ``Placement(Hex(1, -1), 2)``; text ``1,-1/2``."""
+
+    at: Hex
+    rot: int
+
+    def __str__(self) -> str:
+        return f"{self.at.q},{self.at.r}/{self.rot}"
+
+    @classmethod
+    def from_text(cls, text: str) -> Placement:
+        """Read ``q,r/rot`` or ``q r rot``.
+
+        >>> Placement.from_text("1,-1/2") == Placement.from_text("1 -1 2")
+        True
+        """
+        parts = text.replace(",", " ").replace("/", " ").split()
+        try:
+            q, r, k = (int(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"cannot read placement {text!r}: expected q,r/rot") from None
+        if not 0 <= k < 6:
+            raise ValueError(f"rotation {k} is not 0 to 5")
+        return cls(Hex(q, r), k)
+
+
+@dataclass(frozen=True)
+class PlacedTile:
+    """A tile in the area: face as printed, where, rotation, flag, task."""
+
+    face: str
+    at: Hex
+    rot: int
+    flag: str | None
+    task: Task | None
+
+    @property
+    def edges(self) -> str:
+        """The edge letters by direction, after rotation."""
+        return rotate(self.face, self.rot)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A territory, river or track (or lake, mountain) as it stands."""
+
+    letter: str
+    size: int
+    open_edges: int
+    cells: tuple[Hex, ...]
+    tasks: tuple[Task, ...]
+
+    @property
+    def closed(self) -> bool:
+        return self.open_edges == 0
+
+    @property
+    def name(self) -> str:
+        return TERRAIN_NAMES[self.letter]
+
+
+class _Oriented(NamedTuple):
+    edges: str
+    signature: int
+    areas: tuple[tuple[int, str, tuple[int, ...]], ...]
+
+
+_ORIENTED: dict[str, _Oriented] = {}
+
+
+def _oriented(edges: str) -> _Oriented:
+    info = _ORIENTED.get(edges)
+    if info is None:
+        sig = sum(MATCH_CODE[e] << (_SLOT * d) for d, e in enumerate(edges))
+        found = tuple((AREA_INDEX[letter], letter, dirs) for letter, dirs in areas(edges))
+        info = _ORIENTED[edges] = _Oriented(edges, sig, found)
+    return info
+
+
+def _key_mask(key: int) -> int:
+    mask = 0
+    for d in range(6):
+        if (key >> (_SLOT * d)) & 7:
+            mask |= 7 << (_SLOT * d)
+    return mask
+
+
+_FITS: dict[str, dict[int, tuple[int, ...]]] = {}
+
+
+def _fitting_rotations(face: str, key: int) -> tuple[int, ...]:
+    """Distinct rotations of ``face`` whose edges match a frontier key (cached)."""
+    per_face = _FITS.get(face)
+    if per_face is None:
+        per_face = _FITS[face] = {}
+    rots = per_face.get(key)
+    if rots is None:
+        mask = _key_mask(key)
+        rots = per_face[key] = tuple(
+            k for k in distinct_rotations(face) if _oriented(rotate(face, k)).signature & mask == key
+        )
+    return rots
+
+
+_PLACEMENTS: dict[int, tuple[Placement, ...]] = {}
+
+
+def _placements_at(cell: int) -> tuple[Placement, ...]:
+    row = _PLACEMENTS.get(cell)
+    if row is None:
+        at = hex_of(cell)
+        row = _PLACEMENTS[cell] = tuple(Placement(at, k) for k in range(6))
+    return row
+
+
+class PlayArea:
+    """One player's (or the team's) landscape.
+
+    Change it only with :meth:`play` (checked) or :meth:`push` (unchecked, for
+    callers that took the placement from :meth:`legal_moves`) and :meth:`pop`.
+    """
+
+    def __init__(self) -> None:
+        self._board: list[str | None] = [None] * CELL_COUNT
+        self._frontier: dict[int, int] = {}
+        self._parent: dict[int, int] = {}
+        self._size: dict[int, int] = {}
+        self._open: dict[int, int] = {}
+        self._tasks_at: dict[int, tuple[Task, ...]] = {}
+        self._longest = [0] * len(AREA_LETTERS)
+        self._journal: list[tuple[int, int, int, int]] = []
+        self._task_journal: list[tuple[Task, TaskStatus]] = []
+        self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
+        self._marks: list[tuple[int, int, int]] = []
+        self.placed: list[PlacedTile] = []
+        self.tasks: list[Task] = []
+        self._cells: list[int] = []
+
+    # --- reading the area ------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.placed)
+
+    def __iter__(self) -> Iterator[PlacedTile]:
+        return iter(self.placed)
+
+    def tile_at(self, at: Hex) -> PlacedTile | None:
+        cell = cell_of(*at)
+        if self._board[cell] is None:
+            return None
+        return self.placed[self._cells.index(cell)]
+
+    def edges_at(self, at: Hex) -> str | None:
+        """The oriented edge letters of the tile at ``at``, or None."""
+        return self._board[cell_of(*at)]
+
+    def frontier(self) -> list[Hex]:
+        """Empty cells touching the area: where the next tile may go."""
+        if not self.placed:
+            return [Hex(0, 0)]
+        return [hex_of(c) for c in self._frontier]
+
+    @property
+    def longest_river(self) -> int:
+        return self._longest[RIVER]
+
+    @property
+    def longest_track(self) -> int:
+        return self._longest[TRACK]
+
+    def active_tasks(self) -> list[Task]:
+        return [t for t in self.tasks if t.status is OPEN]
+
+    def group(self, at: Hex, letter: str) -> Group | None:
+        """The territory (river, track, ...) through the ``letter`` area of the tile at ``at``."""
+        node = cell_of(*at) * _NODE + AREA_INDEX[letter]
+        if node not in self._parent or self._board[node // _NODE] is None:
+            return None
+        return self._describe(self._find(node))
+
+    def groups(self, letters: str = AREA_LETTERS) -> list[Group]:
+        """Every group of the given letters, in order of first tile placed."""
+        roots: dict[int, None] = {}
+        for cell in self._cells:
+            edges = self._board[cell]
+            assert edges is not None
+            for index, letter, _ in _oriented(edges).areas:
+                if letter in letters:
+                    roots.setdefault(self._find(cell * _NODE + index))
+        return [self._describe(r) for r in roots]
+
+    def _describe(self, root: int) -> Group:
+        index = root % _NODE
+        members = [
+            hex_of(c)
+            for c in self._cells
+            if (c * _NODE + index) in self._parent and self._find(c * _NODE + index) == root
+        ]
+        return Group(
+            AREA_LETTERS[root % _NODE],
+            self._size[root],
+            self._open[root],
+            tuple(members),
+            self._tasks_at.get(root, ()),
+        )
+
+    def flags(self) -> list[tuple[PlacedTile, Group]]:
+        """Each flag tile with the territory its flag stands in."""
+        out = []
+        for tile in self.placed:
+            if tile.flag:
+                group = self.group(tile.at, tile.flag)
+                assert group is not None
+                out.append((tile, group))
+        return out
+
+    # --- legality ----------------------------------------------------------------
+
+    def legal_moves(self, face: str, task: TaskSpec | None = None) -> list[tuple[int, int]]:
+        """Every legal (cell, rotation) for ``face``; the one enumerator all callers use."""
+        if not self._cells:
+            return [(ORIGIN, k) for k in distinct_rotations(face) if self._task_possible(ORIGIN, face, k, task)]
+        per_face = _FITS.get(face) or {}
+        frontier = self._frontier
+        moves: list[tuple[int, int]] = []
+        for cell in sorted(frontier):
+            key = frontier[cell]
+            rots = per_face.get(key)
+            if rots is None:
+                rots = _fitting_rotations(face, key)
+                per_face = _FITS[face]
+            for k in rots:
+                moves.append((cell, k))
+        if task is not None:
+            moves = [(c, k) for c, k in moves if self._task_possible(c, face, k, task)]
+        return moves
+
+    def legal_placements(self, face: str, task: TaskSpec | None = None) -> list[Placement]:
+        """Every legal placement of ``face`` (with its task, if any), as :class:`Placement`."""
+        return [_placements_at(c)[k] for c, k in self.legal_moves(face, task)]
+
+    def has_legal_placement(self, face: str, task: TaskSpec | None = None) -> bool:
+        if task is not None:
+            return bool(self.legal_moves(face, task))
+        if not self._cells:
+            return True
+        return any(_fitting_rotations(face, key) for key in self._frontier.values())
+
+    def why_illegal(self, face: str, placement: Placement, task: TaskSpec | None = None) -> str | None:
+        """The rule a placement breaks, in a few words, or None if it is legal."""
+        check_face(face)
+        at, k = placement
+        if not 0 <= k < 6:
+            return f"rotation {k} is not 0 to 5"
+        try:
+            cell = cell_of(*at)
+        except ValueError as exc:
+            return str(exc)
+        if not on_grid(cell):
+            return f"[{at.q}, {at.r}] is too far from the origin"
+        if task is not None and task.letter not in face:
+            return f"a {task.type} task needs a {task.type} on its tile"
+        if not self._cells:
+            if at != Hex(0, 0):
+                return "the first tile goes at [0, 0]"
+        elif self._board[cell] is not None:
+            return f"[{at.q}, {at.r}] is already taken"
+        elif cell not in self._frontier:
+            return f"[{at.q}, {at.r}] does not touch the play area"
+        else:
+            edges = rotate(face, k)
+            for d in range(6):
+                other = self._board[cell + CELL_DELTAS[d]]
+                if other is None:
+                    continue
+                mine, theirs = edges[d], other[OPPOSITE[d]]
+                if MATCH_CODE[mine] != MATCH_CODE[theirs]:
+                    return (
+                        f"its {TERRAIN_NAMES[mine]} edge would face a {TERRAIN_NAMES[theirs]} edge "
+                        f"(rivers, tracks, lakes and mountains must meet their own kind)"
+                    )
+        if task is not None and not self._task_possible(cell, face, k, task):
+            size, open_edges = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
+            if size > task.value:
+                return f"its {task.type} would already have {size} tiles, more than {task.value}"
+            return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
+        return None
+
+    def _task_possible(self, cell: int, face: str, k: int, task: TaskSpec | None) -> bool:
+        if task is None:
+            return True
+        size, open_edges = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
+        return judge(size, open_edges, task.value) is not FAILED
+
+    def _area_after(self, cell: int, edges: str, index: int) -> tuple[int, int]:
+        """Size and open edges the ``index`` area of ``edges`` at ``cell`` would have."""
+        letter = AREA_LETTERS[index]
+        board = self._board
+        size = 1
+        open_edges = 0
+        roots: list[int] = []
+        for d in range(6):
+            other = board[cell + CELL_DELTAS[d]]
+            if other is None:
+                if edges[d] == letter:
+                    open_edges += 1
+            elif edges[d] == letter and other[OPPOSITE[d]] == letter:
+                root = self._find((cell + CELL_DELTAS[d]) * _NODE + index)
+                if root not in roots:
+                    roots.append(root)
+                    size += self._size[root]
+                    open_edges += self._open[root]
+        if roots:
+            for d in range(6):
+                other = board[cell + CELL_DELTAS[d]]
+                if other is not None and other[OPPOSITE[d]] == letter:
+                    if self._find((cell + CELL_DELTAS[d]) * _NODE + index) in roots:
+                        open_edges -= 1
+        return size, open_edges
+
+    # --- changing the area -----------------------------------------------------
+
+    def play(
+        self, face: str, placement: Placement, *, flag: str | None = None, task: TaskSpec | None = None
+    ) -> None:
+        """Place a tile after checking every rule; raises :class:`IllegalPlacement`."""
+        reason = self.why_illegal(face, placement, task)
+        if reason is None and flag is not None and (flag not in TERRITORY_LETTERS or flag not in face):
+            reason = f"its flag names {TERRAIN_NAMES.get(flag, flag)}, which is not a territory on the tile"
+        if reason is not None:
+            raise IllegalPlacement(reason)
+        self.push(face, cell_of(*placement.at), placement.rot, flag=flag, task=task)
+
+    def _find(self, node: int) -> int:
+        parent = self._parent
+        up = parent[node]
+        while up != node:
+            node = up
+            up = parent[node]
+        return node
+
+    def push(
+        self, face: str, cell: int, k: int, *, flag: str | None = None, task: TaskSpec | None = None
+    ) -> None:
+        """Place a tile without checking it: the hot path behind :meth:`play`."""
+        edges = rotate(face, k)
+        info = _oriented(edges)
+        board = self._board
+        parent = self._parent
+        size = self._size
+        opened = self._open
+        journal = self._journal
+        frontier = self._frontier
+        find = self._find
+        self._marks.append((len(journal), len(self._task_journal), len(self._tasks_journal)))
+
+        key = frontier.pop(cell, -1)
+        journal.append((0, cell, key, 0))
+        board[cell] = edges
+        base = cell * _NODE
+        for index, _, dirs in info.areas:
+            node = base + index
+            parent[node] = node
+            size[node] = 1
+            opened[node] = 0
+            journal.append((3, node, 0, 0))
+        touched: list[int] = []
+        joins: list[tuple[int, int]] = []
+        for d in range(6):
+            near = cell + CELL_DELTAS[d]
+            other = board[near]
+            mine = edges[d]
+            if other is None:
+                if mine in AREA_INDEX:
+                    opened[base + AREA_INDEX[mine]] += 1
+                old = frontier.get(near, 0)
+                journal.append((0, near, old if near in frontier else -1, 0))
+                frontier[near] = old + (MATCH_CODE[mine] << (_SLOT * OPPOSITE[d]))
+                continue
+            theirs = other[OPPOSITE[d]]
+            index = AREA_INDEX.get(theirs)
+            if index is None:
+                continue
+            root = find(near * _NODE + index)
+            journal.append((1, root, size[root], opened[root]))
+            opened[root] -= 1
+            touched.append(root)
+            if mine == theirs:
+                joins.append((base + index, root))
+        for a, b in joins:
+            ra = find(a)
+            rb = find(b)
+            if ra == rb:
+                continue
+            if size[ra] < size[rb]:
+                ra, rb = rb, ra
+            journal.append((1, ra, size[ra], opened[ra]))
+            journal.append((2, rb, 0, 0))
+            parent[rb] = ra
+            size[ra] += size[rb]
+            opened[ra] += opened[rb]
+            moved = self._tasks_at.get(rb)
+            if moved:
+                self._set_tasks(ra, self._tasks_at.get(ra, ()) + moved)
+                self._set_tasks(rb, ())
+        new_task: Task | None = None
+        if task is not None:
+            new_task = Task(cell, task)
+            root = find(base + AREA_INDEX[task.letter])
+            self._set_tasks(root, self._tasks_at.get(root, ()) + (new_task,))
+            self.tasks.append(new_task)
+        # Judge the tasks of every group this placement grew or covered.
+        longest = self._longest
+        for index, _, _ in info.areas:
+            touched.append(find(base + index))
+        tasks_at = self._tasks_at
+        for root in touched:
+            if root in tasks_at:
+                for t in tasks_at[root]:
+                    if t.status is OPEN:
+                        status = judge(size[root], opened[root], t.spec.value)
+                        if status is not OPEN:
+                            self._task_journal.append((t, OPEN))
+                            t.status = status
+            index = root % _NODE
+            if size[root] > longest[index]:
+                journal.append((4, index, longest[index], 0))
+                longest[index] = size[root]
+        self._cells.append(cell)
+        self.placed.append(PlacedTile(face, hex_of(cell), k, flag, new_task))
+
+    def _set_tasks(self, root: int, tasks: tuple[Task, ...]) -> None:
+        old = self._tasks_at.get(root)
+        self._tasks_journal.append((root, old))
+        if tasks:
+            self._tasks_at[root] = tasks
+        else:
+            self._tasks_at.pop(root, None)
+
+    def pop(self) -> PlacedTile:
+        """Undo the last placement exactly and return it."""
+        if not self._marks:
+            raise IndexError("pop from an empty play area")
+        mark, task_mark, tasks_mark = self._marks.pop()
+        tile = self.placed.pop()
+        self._cells.pop()
+        if tile.task is not None:
+            self.tasks.pop()
+        for t, status in reversed(self._task_journal[task_mark:]):
+            t.status = status
+        del self._task_journal[task_mark:]
+        for root, old in reversed(self._tasks_journal[tasks_mark:]):
+            if old is None:
+                self._tasks_at.pop(root, None)
+            else:
+                self._tasks_at[root] = old
+        del self._tasks_journal[tasks_mark:]
+        journal = self._journal
+        for op, a, b, c in reversed(journal[mark:]):
+            if op == 0:
+                if b < 0:
+                    self._frontier.pop(a, None)
+                else:
+                    self._frontier[a] = b
+            elif op == 1:
+                self._size[a] = b
+                self._open[a] = c
+            elif op == 2:
+                self._parent[a] = a
+            elif op == 3:
+                del self._parent[a], self._size[a], self._open[a]
+            else:
+                self._longest[a] = b
+        del journal[mark:]
+        self._board[cell_of(*tile.at)] = None
+        return tile
