@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
-from dorf.tasks import COMPLETED, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
+from dorf.tasks import FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
 from dorf.terrain import AREA_INDEX, AREA_LETTERS, MATCH_CODE, TERRAIN_NAMES, TERRITORY_LETTERS
 from dorf.tiles import areas, check_face, distinct_rotations, rotate
 
@@ -261,7 +261,9 @@ class PlayArea:
     def legal_moves(self, face: str, task: TaskSpec | None = None) -> list[tuple[int, int]]:
         """Every legal (cell, rotation) for ``face``; the one enumerator all callers use."""
         if not self._cells:
-            return [(ORIGIN, k) for k in distinct_rotations(face) if self._task_possible(ORIGIN, face, k, task)]
+            return [
+                (ORIGIN, k) for k in distinct_rotations(face) if self._task_possible(ORIGIN, face, k, task)
+            ]
         per_face = _FITS.get(face) or {}
         frontier = self._frontier
         moves: list[tuple[int, int]] = []
@@ -322,7 +324,7 @@ class PlayArea:
                         f"(rivers, tracks, lakes and mountains must meet their own kind)"
                     )
         if task is not None and not self._task_possible(cell, face, k, task):
-            size, open_edges = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
+            size, _ = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
             if size > task.value:
                 return f"its {task.type} would already have {size} tiles, more than {task.value}"
             return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
@@ -355,9 +357,12 @@ class PlayArea:
         if roots:
             for d in range(6):
                 other = board[cell + CELL_DELTAS[d]]
-                if other is not None and other[OPPOSITE[d]] == letter:
-                    if self._find((cell + CELL_DELTAS[d]) * _NODE + index) in roots:
-                        open_edges -= 1
+                if (
+                    other is not None
+                    and other[OPPOSITE[d]] == letter
+                    and self._find((cell + CELL_DELTAS[d]) * _NODE + index) in roots
+                ):
+                    open_edges -= 1
         return size, open_edges
 
     # --- changing the area -----------------------------------------------------
@@ -400,7 +405,7 @@ class PlayArea:
         journal.append((0, cell, key, 0))
         board[cell] = edges
         base = cell * _NODE
-        for index, _, dirs in info.areas:
+        for index, _, _dirs in info.areas:
             node = base + index
             parent[node] = node
             size[node] = 1
@@ -420,9 +425,9 @@ class PlayArea:
                 frontier[near] = old + (MATCH_CODE[mine] << (_SLOT * OPPOSITE[d]))
                 continue
             theirs = other[OPPOSITE[d]]
-            index = AREA_INDEX.get(theirs)
-            if index is None:
+            if theirs not in AREA_INDEX:
                 continue
+            index = AREA_INDEX[theirs]
             root = find(near * _NODE + index)
             journal.append((1, root, size[root], opened[root]))
             opened[root] -= 1
@@ -449,7 +454,7 @@ class PlayArea:
         if task is not None:
             new_task = Task(cell, task)
             root = find(base + AREA_INDEX[task.letter])
-            self._set_tasks(root, self._tasks_at.get(root, ()) + (new_task,))
+            self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
             self.tasks.append(new_task)
         # Judge the tasks of every group this placement grew or covered.
         longest = self._longest

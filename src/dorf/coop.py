@@ -38,7 +38,7 @@ MAX_PLAYERS = 6
 class Revealed(NamedTuple):
     """The tile on the table this turn: which tile of the set, and its task."""
 
-    index: int
+    tile_id: int
     tile: Tile
     task: TaskSpec | None
 
@@ -163,7 +163,7 @@ class CoopState:
 
     def view(self) -> PlayerView:
         """What the players may know: the area, the revealed tile, counts and unseen tiles."""
-        seen = Counter(t.revealed.index for t in self.turns)
+        seen = Counter(t.revealed.tile_id for t in self.turns)
         tiles = self.game.tileset.tiles
         unseen = tuple(
             sorted(
@@ -251,11 +251,11 @@ class CoopState:
             turns.pop()
             revealed = turn.revealed
             if revealed.tile.is_task:
-                hidden.tasks.append(revealed.index)
+                hidden.tasks.append(revealed.tile_id)
                 if revealed.task is not None:
                     hidden.markers[revealed.task.type].append(revealed.task.value)
             else:
-                hidden.landscapes.append(revealed.index)
+                hidden.landscapes.append(revealed.tile_id)
 
     def _reveal(self) -> None:
         """Reveal the next tile by the rules (13, 14); set aside tiles that fit nowhere (10)."""

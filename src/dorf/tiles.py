@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from dorf.terrain import AREA_LETTERS, LETTERS, LETTER_OF_NAME, TASK_LETTER, TERRITORY_LETTERS
+from dorf.terrain import AREA_LETTERS, LETTER_OF_NAME, LETTERS, TASK_LETTER, TERRITORY_LETTERS
 
 LANDSCAPE = "landscape"
 TASK = "task"

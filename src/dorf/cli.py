@@ -1,0 +1,129 @@
+"""The ``dorf`` command: play, score, replay, bench.
+
+Every user error ends in one line on stderr and a nonzero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from dorf.notation import BoardError, load_board
+from dorf.scoring import score_coop
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (try: {self.prog} --help)\n")
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed {text!r} is not an integer") from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dorf", description="The Dorfromantik board games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    play = sub.add_parser("play", help="play the cooperative game in the terminal")
+    play.add_argument("--players", type=_positive, default=None, help="number of players, 1 to 6")
+    play.add_argument("--names", default=None, help="comma-separated player names (sets --players)")
+    play.add_argument("--seed", type=_seed, default=None, help="seed of the shuffle (random if omitted)")
+    play.add_argument("--save", default=None, metavar="FILE", help="save the game record here at the end")
+    play.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
+
+    score = sub.add_parser("score", help="score a dorf-board/1 file")
+    score.add_argument("file", metavar="FILE")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+
+    replay = sub.add_parser("replay", help="step through a game record and print the final score")
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--step", action="store_true", help="wait for Enter after each turn")
+    replay.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
+
+    bench = sub.add_parser("bench", help="time random solo games; prints one JSON line")
+    bench.add_argument("--games", type=_positive, default=200)
+    bench.add_argument("--seed", type=_seed, default=1)
+    return parser
+
+
+def cmd_score(path: str, as_json: bool) -> int:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        print(f"dorf score: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"dorf score: {path} is not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise BoardError(f"not valid JSON: {exc}") from None
+        _, area = load_board(data)
+    except BoardError as exc:
+        print(f"dorf score: {exc}", file=sys.stderr)
+        return 2
+    pad = score_coop(area)
+    if as_json:
+        print(json.dumps(pad.as_json()))
+    else:
+        print("\n".join(pad.lines()))
+        for task in pad.task_list:
+            q, r = task["at"]
+            print(f"  task at [{q}, {r}]: {task['type']} {task['value']} {task['status']}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        if args.command == "score":
+            return cmd_score(args.file, args.json)
+        if args.command == "bench":
+            from dorf.bench import bench_line
+
+            print(bench_line(args.games, args.seed))
+            return 0
+        if args.command == "play":
+            from dorf.terminal import play_main
+
+            return play_main(args)
+        if args.command == "replay":
+            from dorf.terminal import replay_main
+
+            return replay_main(args)
+    except KeyboardInterrupt:
+        print("\ndorf: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    parser.error(f"unknown command {args.command!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
