@@ -8,9 +8,9 @@ space), and the tasks on it.  Each placement is recorded in a journal so that
 Empty cells next to the area (the frontier) carry a constraint key: three bits
 per direction saying what the facing edge demands (nothing, a river, a track,
 a lake, a mountain, or anything but those).  An oriented tile fits a cell when
-its own signature agrees with the key on every occupied side, and the rotations
-that fit are cached per (face, key), so listing legal placements costs one
-dictionary look-up per frontier cell.
+its own signature agrees with the key on every occupied side.  The rotations
+that fit are cached per (face, key), so listing legal placements costs a couple
+of dictionary look-ups per frontier cell.
 
 >>> area = PlayArea()
 >>> area.play("RMMRMM", Placement(Hex(0, 0), 0))
@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
+from itertools import product
 from typing import NamedTuple
 
 from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
 from dorf.tasks import FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
-from dorf.terrain import AREA_INDEX, AREA_LETTERS, MATCH_CODE, TERRAIN_NAMES, TERRITORY_LETTERS
+from dorf.terrain import AREA_INDEX, AREA_LETTERS, MATCH_CODE, MUST_MEET, TERRAIN_NAMES, TERRITORY_LETTERS
 from dorf.tiles import areas, check_face, distinct_rotations, rotate
 
 OPPOSITE = (3, 4, 5, 0, 1, 2)
@@ -66,8 +68,7 @@ class Placement(NamedTuple):
         return cls(Hex(q, r), k)
 
 
-@dataclass(frozen=True)
-class PlacedTile:
+class PlacedTile(NamedTuple):
     """A tile in the area: face as printed, where, rotation, flag, task."""
 
     face: str
@@ -105,6 +106,8 @@ class _Oriented(NamedTuple):
     edges: str
     signature: int
     areas: tuple[tuple[int, str, tuple[int, ...]], ...]
+    #: Per direction, what this tile adds to the key of an empty neighbour there.
+    contributions: tuple[int, ...]
 
 
 _ORIENTED: dict[str, _Oriented] = {}
@@ -115,33 +118,57 @@ def _oriented(edges: str) -> _Oriented:
     if info is None:
         sig = sum(MATCH_CODE[e] << (_SLOT * d) for d, e in enumerate(edges))
         found = tuple((AREA_INDEX[letter], letter, dirs) for letter, dirs in areas(edges))
-        info = _ORIENTED[edges] = _Oriented(edges, sig, found)
+        contributions = tuple(MATCH_CODE[e] << (_SLOT * OPPOSITE[d]) for d, e in enumerate(edges))
+        info = _ORIENTED[edges] = _Oriented(edges, sig, found, contributions)
     return info
 
 
+_LOW_BITS = sum(1 << (_SLOT * d) for d in range(6))
+
+
 def _key_mask(key: int) -> int:
-    mask = 0
-    for d in range(6):
-        if (key >> (_SLOT * d)) & 7:
-            mask |= 7 << (_SLOT * d)
-    return mask
+    """All three bits set in every slot of ``key`` that is not zero."""
+    return ((key | (key >> 1) | (key >> 2)) & _LOW_BITS) * 7
 
 
-_FITS: dict[str, dict[int, tuple[int, ...]]] = {}
+#: Per face: constraint key -> bit set of the distinct rotations that fit.
+_FITS: dict[str, dict[int, int]] = {}
 
 
-def _fitting_rotations(face: str, key: int) -> tuple[int, ...]:
-    """Distinct rotations of ``face`` whose edges match a frontier key (cached)."""
+def _fitting_rotations(face: str, key: int) -> int:
+    """Bit set of the distinct rotations of ``face`` whose edges match a frontier key (cached)."""
     per_face = _FITS.get(face)
     if per_face is None:
         per_face = _FITS[face] = {}
     rots = per_face.get(key)
     if rots is None:
         mask = _key_mask(key)
-        rots = per_face[key] = tuple(
-            k for k in distinct_rotations(face) if _oriented(rotate(face, k)).signature & mask == key
-        )
+        rots = 0
+        for k in distinct_rotations(face):
+            if _oriented(rotate(face, k)).signature & mask == key:
+                rots |= 1 << k
+        per_face[key] = rots
     return rots
+
+
+#: A frontier entry packs its cell and its key: ``cell << KEY_BITS | key``.
+KEY_BITS = 6 * _SLOT
+KEY_MASK = (1 << KEY_BITS) - 1
+#: (cell << 6 | rotation bit set) -> the moves (cell, k) it stands for.
+_MOVES: dict[int, tuple[tuple[int, int], ...]] = {}
+
+
+def _moves_at(cell: int, rots: int) -> tuple[tuple[int, int], ...]:
+    moves = _MOVES.get(cell << 6 | rots)
+    if moves is None:
+        moves = _MOVES[cell << 6 | rots] = tuple((cell, k) for k in range(6) if rots >> k & 1)
+    return moves
+
+
+@cache
+def _is_plain(face: str) -> bool:
+    """A face with no edge that must meet its own kind."""
+    return not any(letter in MUST_MEET for letter in face)
 
 
 _PLACEMENTS: dict[int, tuple[Placement, ...]] = {}
@@ -165,17 +192,22 @@ class PlayArea:
     def __init__(self) -> None:
         self._board: list[str | None] = [None] * CELL_COUNT
         self._frontier: dict[int, int] = {}
+        #: Frontier cells no river or track (lake, mountain) edge faces: any
+        #: rotation of a tile without such edges fits there, and only there.
+        self._plain: dict[int, None] = {}
         self._parent: dict[int, int] = {}
         self._size: dict[int, int] = {}
         self._open: dict[int, int] = {}
         self._tasks_at: dict[int, tuple[Task, ...]] = {}
         self._longest = [0] * len(AREA_LETTERS)
-        self._journal: list[tuple[int, int, int, int]] = []
+        self._journal: list[tuple[int, int, int, int | bool]] = []
         self._task_journal: list[tuple[Task, TaskStatus]] = []
         self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
         self._marks: list[tuple[int, int, int]] = []
         self.placed: list[PlacedTile] = []
         self.tasks: list[Task] = []
+        #: How many tasks are open (active) now.
+        self.active_count = 0
         self._cells: list[int] = []
 
     # --- reading the area ------------------------------------------------------
@@ -212,6 +244,12 @@ class PlayArea:
 
     def active_tasks(self) -> list[Task]:
         return [t for t in self.tasks if t.status is OPEN]
+
+    def last_changes(self) -> tuple[tuple[Task, TaskStatus], ...]:
+        """The tasks the last placement completed or failed, with their new status."""
+        if not self._marks:
+            return ()
+        return tuple((t, t.status) for t, _ in self._task_journal[self._marks[-1][1] :])
 
     def group(self, at: Hex, letter: str) -> Group | None:
         """The territory (river, track, ...) through the ``letter`` area of the tile at ``at``."""
@@ -259,36 +297,55 @@ class PlayArea:
     # --- legality ----------------------------------------------------------------
 
     def legal_moves(self, face: str, task: TaskSpec | None = None) -> list[tuple[int, int]]:
-        """Every legal (cell, rotation) for ``face``; the one enumerator all callers use."""
+        """Every legal (cell, rotation) for ``face``; the one enumerator all callers use.
+
+        The order follows the frontier (deterministic for a given history); sort
+        the result where a canonical order matters.
+        """
         if not self._cells:
-            return [
-                (ORIGIN, k) for k in distinct_rotations(face) if self._task_possible(ORIGIN, face, k, task)
-            ]
-        per_face = _FITS.get(face) or {}
-        frontier = self._frontier
-        moves: list[tuple[int, int]] = []
-        for cell in sorted(frontier):
-            key = frontier[cell]
-            rots = per_face.get(key)
+            rots = distinct_rotations(face)
+            return [(ORIGIN, k) for k in rots if self._task_possible(ORIGIN, face, k, task)]
+        if _is_plain(face):
+            moves = list(product(self._plain, distinct_rotations(face)))
+            if task is not None:
+                possible = self._task_possible
+                moves = [(c, k) for c, k in moves if possible(c, face, k, task)]
+            return moves
+        fits = _FITS.get(face)
+        if fits is None:
+            fits = _FITS[face] = {}
+        moves = []
+        extend = moves.extend
+        moves_cache = _MOVES
+        for cell, key in self._frontier.items():
+            rots = fits.get(key)
             if rots is None:
                 rots = _fitting_rotations(face, key)
-                per_face = _FITS[face]
-            for k in rots:
-                moves.append((cell, k))
+            if rots:
+                found = moves_cache.get(cell << 6 | rots)
+                extend(found if found is not None else _moves_at(cell, rots))
         if task is not None:
-            moves = [(c, k) for c, k in moves if self._task_possible(c, face, k, task)]
+            possible = self._task_possible
+            moves = [(c, k) for c, k in moves if possible(c, face, k, task)]
         return moves
 
     def legal_placements(self, face: str, task: TaskSpec | None = None) -> list[Placement]:
         """Every legal placement of ``face`` (with its task, if any), as :class:`Placement`."""
-        return [_placements_at(c)[k] for c, k in self.legal_moves(face, task)]
+        return [_placements_at(c)[k] for c, k in sorted(self.legal_moves(face, task))]
 
     def has_legal_placement(self, face: str, task: TaskSpec | None = None) -> bool:
         if task is not None:
             return bool(self.legal_moves(face, task))
         if not self._cells:
             return True
-        return any(_fitting_rotations(face, key) for key in self._frontier.values())
+        fits = _FITS.get(face) or {}
+        for key in self._frontier.values():
+            rots = fits.get(key)
+            if rots is None:
+                rots = _fitting_rotations(face, key)
+            if rots:
+                return True
+        return False
 
     def why_illegal(self, face: str, placement: Placement, task: TaskSpec | None = None) -> str | None:
         """The rule a placement breaks, in a few words, or None if it is legal."""
@@ -397,12 +454,14 @@ class PlayArea:
         size = self._size
         opened = self._open
         journal = self._journal
+        log = journal.append
         frontier = self._frontier
         find = self._find
         self._marks.append((len(journal), len(self._task_journal), len(self._tasks_journal)))
 
-        key = frontier.pop(cell, -1)
-        journal.append((0, cell, key, 0))
+        plain = self._plain
+        log((0, cell, frontier.pop(cell, -1), cell in plain))
+        plain.pop(cell, None)
         board[cell] = edges
         base = cell * _NODE
         for index, _, _dirs in info.areas:
@@ -410,9 +469,10 @@ class PlayArea:
             parent[node] = node
             size[node] = 1
             opened[node] = 0
-            journal.append((3, node, 0, 0))
+            log((3, node, 0, 0))
         touched: list[int] = []
         joins: list[tuple[int, int]] = []
+        contributions = info.contributions
         for d in range(6):
             near = cell + CELL_DELTAS[d]
             other = board[near]
@@ -420,16 +480,23 @@ class PlayArea:
             if other is None:
                 if mine in AREA_INDEX:
                     opened[base + AREA_INDEX[mine]] += 1
-                old = frontier.get(near, 0)
-                journal.append((0, near, old if near in frontier else -1, 0))
-                frontier[near] = old + (MATCH_CODE[mine] << (_SLOT * OPPOSITE[d]))
+                old = frontier.get(near, -1)
+                log((0, near, old, near in plain))
+                if old < 0:
+                    frontier[near] = contributions[d]
+                    if mine not in MUST_MEET:
+                        plain[near] = None
+                else:
+                    frontier[near] = old + contributions[d]
+                if mine in MUST_MEET:
+                    plain.pop(near, None)
                 continue
             theirs = other[OPPOSITE[d]]
             if theirs not in AREA_INDEX:
                 continue
             index = AREA_INDEX[theirs]
             root = find(near * _NODE + index)
-            journal.append((1, root, size[root], opened[root]))
+            log((1, root, size[root], opened[root]))
             opened[root] -= 1
             touched.append(root)
             if mine == theirs:
@@ -441,8 +508,8 @@ class PlayArea:
                 continue
             if size[ra] < size[rb]:
                 ra, rb = rb, ra
-            journal.append((1, ra, size[ra], opened[ra]))
-            journal.append((2, rb, 0, 0))
+            log((1, ra, size[ra], opened[ra]))
+            log((2, rb, 0, 0))
             parent[rb] = ra
             size[ra] += size[rb]
             opened[ra] += opened[rb]
@@ -456,11 +523,16 @@ class PlayArea:
             root = find(base + AREA_INDEX[task.letter])
             self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
             self.tasks.append(new_task)
+            self.active_count += 1
         # Judge the tasks of every group this placement grew or covered.
         longest = self._longest
-        for index, _, _ in info.areas:
-            touched.append(find(base + index))
         tasks_at = self._tasks_at
+        for index, _, _dirs in info.areas:
+            root = find(base + index)
+            touched.append(root)
+            if size[root] > longest[index]:
+                log((4, index, longest[index], 0))
+                longest[index] = size[root]
         for root in touched:
             if root in tasks_at:
                 for t in tasks_at[root]:
@@ -469,10 +541,7 @@ class PlayArea:
                         if status is not OPEN:
                             self._task_journal.append((t, OPEN))
                             t.status = status
-            index = root % _NODE
-            if size[root] > longest[index]:
-                journal.append((4, index, longest[index], 0))
-                longest[index] = size[root]
+                            self.active_count -= 1
         self._cells.append(cell)
         self.placed.append(PlacedTile(face, hex_of(cell), k, flag, new_task))
 
@@ -495,6 +564,7 @@ class PlayArea:
             self.tasks.pop()
         for t, status in reversed(self._task_journal[task_mark:]):
             t.status = status
+        self.active_count = sum(1 for t in self.tasks if t.status is OPEN)
         del self._task_journal[task_mark:]
         for root, old in reversed(self._tasks_journal[tasks_mark:]):
             if old is None:
@@ -509,6 +579,10 @@ class PlayArea:
                     self._frontier.pop(a, None)
                 else:
                     self._frontier[a] = b
+                if c:
+                    self._plain[a] = None
+                else:
+                    self._plain.pop(a, None)
             elif op == 1:
                 self._size[a] = b
                 self._open[a] = c

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from dorf.area import IllegalPlacement, Placement, PlayArea
 from dorf.hexgrid import cell_of
 from dorf.scoring import ScorePad, score_coop
-from dorf.tasks import OPEN, Task, TaskSpec, TaskStatus
+from dorf.tasks import Task, TaskSpec, TaskStatus
 from dorf.tiles import Tile, TileSet, load_tileset
 
 LANDSCAPE_STACK = "landscape"
@@ -125,6 +125,7 @@ class CoopState:
             rng.shuffle(pile)
             markers[kind] = pile
         self._hidden = _Hidden(landscapes, tasks, removed, markers)
+        self._moves: list[tuple[int, int]] = []
         self._reveal()
 
     # --- what everyone sees -------------------------------------------------------
@@ -198,11 +199,11 @@ class CoopState:
         return self.area.legal_placements(revealed.tile.face, revealed.task)
 
     def legal_moves(self) -> list[tuple[int, int]]:
-        """Legal placements as (cell, rotation) pairs: the fast form of :meth:`legal_placements`."""
-        revealed = self.revealed
-        if revealed is None:
-            return []
-        return self.area.legal_moves(revealed.tile.face, revealed.task)
+        """Legal placements as (cell, rotation) pairs: the fast form of :meth:`legal_placements`.
+
+        Computed once when the tile is revealed; each call returns a fresh list.
+        """
+        return self._moves.copy()
 
     def why_illegal(self, placement: Placement) -> str | None:
         revealed = self.revealed
@@ -227,12 +228,9 @@ class CoopState:
         current = self.turns[-1]
         revealed = current.revealed
         area = self.area
-        before = [t for t in area.tasks if t.status is OPEN]
         area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
         current.placement = Placement(area.placed[-1].at, rot)
-        current.changes = tuple((t, t.status) for t in before if t.status is not OPEN)
-        if area.placed[-1].task is not None and area.placed[-1].task.status is not OPEN:
-            current.changes += ((area.placed[-1].task, area.placed[-1].task.status),)
+        current.changes = area.last_changes()
         self._reveal()
 
     def undo(self) -> Turn:
@@ -247,6 +245,8 @@ class CoopState:
                 self.area.pop()
                 turn.placement = None
                 turn.changes = ()
+                face, task = turn.revealed.tile.face, turn.revealed.task
+                self._moves = self.area.legal_moves(face, task)
                 return turn
             turns.pop()
             revealed = turn.revealed
@@ -264,7 +264,7 @@ class CoopState:
         area = self.area
         while True:
             number = len(self.turns) + 1
-            if hidden.tasks and (number <= 3 or len(area.active_tasks()) < 3):
+            if hidden.tasks and (number <= 3 or area.active_count < 3):
                 index = hidden.tasks.pop()
                 tile = tiles[index]
                 assert tile.task is not None
@@ -277,9 +277,11 @@ class CoopState:
                 tile = tiles[index]
                 task = None
             else:
+                self._moves = []
                 return
             turn = Turn(number, (number - 1) % self.game.players, Revealed(index, tile, task))
             self.turns.append(turn)
-            if area.has_legal_placement(tile.face, task):
+            self._moves = area.legal_moves(tile.face, task)
+            if self._moves:
                 return
             turn.set_aside = True
