@@ -108,6 +108,9 @@ class _Oriented(NamedTuple):
     areas: tuple[tuple[int, str, tuple[int, ...]], ...]
     #: Per direction, what this tile adds to the key of an empty neighbour there.
     contributions: tuple[int, ...]
+    #: Per direction: (cell delta, facing edge index, own letter, own area index
+    #: or -1, key contribution, whether the own edge must meet its kind).
+    sides: tuple[tuple[int, int, str, int, int, bool], ...]
 
 
 _ORIENTED: dict[str, _Oriented] = {}
@@ -119,7 +122,11 @@ def _oriented(edges: str) -> _Oriented:
         sig = sum(MATCH_CODE[e] << (_SLOT * d) for d, e in enumerate(edges))
         found = tuple((AREA_INDEX[letter], letter, dirs) for letter, dirs in areas(edges))
         contributions = tuple(MATCH_CODE[e] << (_SLOT * OPPOSITE[d]) for d, e in enumerate(edges))
-        info = _ORIENTED[edges] = _Oriented(edges, sig, found, contributions)
+        sides = tuple(
+            (CELL_DELTAS[d], OPPOSITE[d], e, AREA_INDEX.get(e, -1), contributions[d], e in MUST_MEET)
+            for d, e in enumerate(edges)
+        )
+        info = _ORIENTED[edges] = _Oriented(edges, sig, found, contributions, sides)
     return info
 
 
@@ -381,7 +388,7 @@ class PlayArea:
                         f"(rivers, tracks, lakes and mountains must meet their own kind)"
                     )
         if task is not None and not self._task_possible(cell, face, k, task):
-            size, _ = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
+            size, _ = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
             if size > task.value:
                 return f"its {task.type} would already have {size} tiles, more than {task.value}"
             return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
@@ -390,34 +397,34 @@ class PlayArea:
     def _task_possible(self, cell: int, face: str, k: int, task: TaskSpec | None) -> bool:
         if task is None:
             return True
-        size, open_edges = self._area_after(cell, rotate(face, k), AREA_INDEX[task.letter])
+        size, open_edges = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
         return judge(size, open_edges, task.value) is not FAILED
 
-    def _area_after(self, cell: int, edges: str, index: int) -> tuple[int, int]:
-        """Size and open edges the ``index`` area of ``edges`` at ``cell`` would have."""
+    def _area_after(self, cell: int, info: _Oriented, index: int) -> tuple[int, int]:
+        """Size and open edges the ``index`` area of a tile at ``cell`` would have."""
         letter = AREA_LETTERS[index]
         board = self._board
         size = 1
         open_edges = 0
         roots: list[int] = []
-        for d in range(6):
-            other = board[cell + CELL_DELTAS[d]]
+        for delta, facing, _, own, _, _ in info.sides:
+            other = board[cell + delta]
             if other is None:
-                if edges[d] == letter:
+                if own == index:
                     open_edges += 1
-            elif edges[d] == letter and other[OPPOSITE[d]] == letter:
-                root = self._find((cell + CELL_DELTAS[d]) * _NODE + index)
+            elif own == index and other[facing] == letter:
+                root = self._find((cell + delta) * _NODE + index)
                 if root not in roots:
                     roots.append(root)
                     size += self._size[root]
                     open_edges += self._open[root]
         if roots:
-            for d in range(6):
-                other = board[cell + CELL_DELTAS[d]]
+            for delta, facing, _, _, _, _ in info.sides:
+                other = board[cell + delta]
                 if (
                     other is not None
-                    and other[OPPOSITE[d]] == letter
-                    and self._find((cell + CELL_DELTAS[d]) * _NODE + index) in roots
+                    and other[facing] == letter
+                    and self._find((cell + delta) * _NODE + index) in roots
                 ):
                     open_edges -= 1
         return size, open_edges
@@ -472,29 +479,28 @@ class PlayArea:
             log((3, node, 0, 0))
         touched: list[int] = []
         joins: list[tuple[int, int]] = []
-        contributions = info.contributions
-        for d in range(6):
-            near = cell + CELL_DELTAS[d]
+        area_index = AREA_INDEX
+        for delta, facing, mine, own, contribution, must in info.sides:
+            near = cell + delta
             other = board[near]
-            mine = edges[d]
             if other is None:
-                if mine in AREA_INDEX:
-                    opened[base + AREA_INDEX[mine]] += 1
+                if own >= 0:
+                    opened[base + own] += 1
                 old = frontier.get(near, -1)
                 log((0, near, old, near in plain))
                 if old < 0:
-                    frontier[near] = contributions[d]
-                    if mine not in MUST_MEET:
+                    frontier[near] = contribution
+                    if not must:
                         plain[near] = None
                 else:
-                    frontier[near] = old + contributions[d]
-                if mine in MUST_MEET:
-                    plain.pop(near, None)
+                    frontier[near] = old + contribution
+                    if must:
+                        plain.pop(near, None)
                 continue
-            theirs = other[OPPOSITE[d]]
-            if theirs not in AREA_INDEX:
+            theirs = other[facing]
+            if theirs not in area_index:
                 continue
-            index = AREA_INDEX[theirs]
+            index = area_index[theirs]
             root = find(near * _NODE + index)
             log((1, root, size[root], opened[root]))
             opened[root] -= 1
