@@ -15,7 +15,7 @@ of dictionary look-ups per frontier cell.
 >>> area = PlayArea()
 >>> area.play("RMMRMM", Placement(Hex(0, 0), 0))
 >>> [str(p) for p in area.legal_placements("RMMMMM")][:3]
-['0,-1/3', '0,1/0', '1,-1/4']
+['0,-1/3', '1,-1/0', '1,-1/1']
 """
 
 from __future__ import annotations
