@@ -1,7 +1,7 @@
 r"""Drawing a play area as a hex map in text, with or without ANSI colours.
 
-Tiles are flat-topped hexes.  Column ``q`` sits five characters right of
-column ``q - 1`` and half a hex lower, so row ``r`` runs straight down each
+Tiles are flat-topped hexes.  Column ``q`` sits seven characters (five in the
+narrow layout) right of column ``q - 1`` and half a hex lower, so row ``r`` runs straight down each
 column.  Every placed tile shows its six edge letters inside its border, edge
 by edge (N at the top, NE and SE on the right, S on the bottom border, SW and
 NW on the left), so terrain never depends on colour alone.  The centre shows a
@@ -13,11 +13,11 @@ shows its coordinates ``q,r`` and, below them, the rotations that fit there.
 >>> area = PlayArea()
 >>> area.play("RMMRMM", Placement(Hex(0, 0), 0), flag=None)
 >>> print("\n".join(render_area(area)))
-   ___
-  / R \
- /M   M\
- \M   M/
-  \_R_/
+  _____
+ /  R  \
+/M     M\
+\M     M/
+ \__R__/
 """
 
 from __future__ import annotations
@@ -31,30 +31,45 @@ from dorf.tasks import COMPLETED, FAILED, TaskSpec, TaskStatus
 from dorf.terrain import TASK_LETTER, TERRAIN_NAMES
 from dorf.tiles import rotate
 
-#: Characters between two neighbouring hex columns, and lines per half row.
-STEP = 5
-HALF = 2
-HEX_WIDTH = 7
-HEX_HEIGHT = 5
 
-_BORDER: tuple[tuple[int, int, str], ...] = (
-    (2, 0, "_"),
-    (3, 0, "_"),
-    (4, 0, "_"),
-    (1, 1, "/"),
-    (5, 1, "\\"),
-    (0, 2, "/"),
-    (6, 2, "\\"),
-    (0, 3, "\\"),
-    (6, 3, "/"),
-    (1, 4, "\\"),
-    (2, 4, "_"),
-    (3, 4, "_"),
-    (4, 4, "_"),
-    (5, 4, "/"),
-)
-#: Where each edge letter goes, by direction N, NE, SE, S, SW, NW.
-EDGE_SPOTS: tuple[tuple[int, int], ...] = ((3, 1), (5, 2), (5, 3), (3, 4), (1, 3), (1, 2))
+@dataclass(frozen=True)
+class Layout:
+    """The shape of a hex: ``top`` underscores wide; a column is ``top + 2`` characters."""
+
+    top: int
+
+    @property
+    def step(self) -> int:
+        """Characters from one hex column to the next."""
+        return self.top + 2
+
+    @property
+    def width(self) -> int:
+        return self.top + 4
+
+    @property
+    def centre(self) -> int:
+        return (self.top + 3) // 2
+
+    def border(self) -> list[tuple[int, int, str]]:
+        """The outline's characters as (x, y, char) from the top-left corner."""
+        right = self.top + 2
+        out = [(x, 0, "_") for x in range(2, right)]
+        out += [(1, 1, "/"), (right, 1, "\\"), (0, 2, "/"), (right + 1, 2, "\\")]
+        out += [(0, 3, "\\"), (right + 1, 3, "/"), (1, 4, "\\"), (right, 4, "/")]
+        return out + [(x, 4, "_") for x in range(2, right)]
+
+    def edge_spots(self) -> tuple[tuple[int, int], ...]:
+        """Where each edge letter goes, by direction N, NE, SE, S, SW, NW."""
+        c, right = self.centre, self.top + 2
+        return ((c, 1), (right, 2), (right, 3), (c, 4), (1, 3), (1, 2))
+
+
+#: Roomy hexes (a column is 7 characters), and narrow ones for wide areas (5).
+WIDE = Layout(5)
+NARROW = Layout(3)
+HEX_HEIGHT = 5
+HALF = 2  # lines per half row
 
 #: SGR codes: each terrain a coloured block with a readable letter on it.
 PALETTE: dict[str, str] = {
@@ -154,42 +169,53 @@ def face_of(tile: PlacedTile, last: bool = False) -> HexFace:
     return HexFace(tile.edges, task, flag_mark(tile.flag, last), "last" if last else "border")
 
 
-def draw_border(canvas: Canvas, x: int, y: int, style: str = "border") -> None:
-    for dx, dy, char in _BORDER:
+def draw_border(canvas: Canvas, x: int, y: int, layout: Layout, style: str = "border") -> None:
+    for dx, dy, char in layout.border():
         canvas.put(x + dx, y + dy, char, style)
 
 
-def draw_inside(canvas: Canvas, x: int, y: int, face: HexFace) -> None:
+def put_centred(canvas: Canvas, x: int, y: int, text: str, style: str) -> None:
+    """Write ``text`` centred on column ``x`` (a little left when it has even length)."""
+    canvas.put(x - len(text) // 2, y, text, style)
+
+
+def draw_inside(canvas: Canvas, x: int, y: int, face: HexFace, layout: Layout) -> None:
     """Edge letters and centre marks of a hex whose top-left corner is ``(x, y)``."""
-    for d, (dx, dy) in enumerate(EDGE_SPOTS):
+    for d, (dx, dy) in enumerate(layout.edge_spots()):
         letter = face.edges[d]
         canvas.put(x + dx, y + dy, letter, letter)
     for line, (text, style) in ((2, face.task), (3, face.mark)):
-        if text:
-            canvas.put(x + 3 - (len(text) - 1) // 2, y + line, text, style)
-
-
-def draw_label(canvas: Canvas, x: int, y: int, top: str, bottom: str, style: str) -> None:
-    """Two centred lines of text in an empty hex (coordinates and rotations)."""
-    canvas.put(x + 3 - (len(top) - 1) // 2, y + 2, top, style)
-    if bottom:
-        canvas.put(x + 3 - (len(bottom) - 1) // 2, y + 3, bottom, style)
+        put_centred(canvas, x + layout.centre, y + line, text, style)
 
 
 def coord_text(at: Hex) -> str:
     return f"{at.q},{at.r}"
 
 
-def rotations_text(rotations: Sequence[int]) -> str:
-    """Rotation digits for a cell label: ``03``, or ``0-5`` when all six fit."""
-    if list(rotations) == list(range(6)):
-        return "0-5"
-    return "".join(str(k) for k in rotations)
+def rotations_text(rotations: Sequence[int], room: int) -> str:
+    """Rotation digits for a cell label: ``03``; ``0-5`` when all six fit and there is no room."""
+    text = "".join(str(k) for k in rotations)
+    return "0-5" if len(text) > room else text
 
 
-def _origin(at: Hex) -> tuple[int, int]:
+def _origin(at: Hex, layout: Layout) -> tuple[int, int]:
     """Top-left corner of a hex before cropping: x by column, y by half rows."""
-    return at.q * STEP, (2 * at.r + at.q) * HALF
+    return at.q * layout.step, (2 * at.r + at.q) * HALF
+
+
+def map_width(cells: Sequence[Hex], layout: Layout) -> int:
+    """Characters a map of these cells takes in this layout."""
+    if not cells:
+        return 0
+    columns = max(at.q for at in cells) - min(at.q for at in cells)
+    return columns * layout.step + layout.width
+
+
+def choose_layout(cells: Sequence[Hex], max_width: int | None) -> Layout:
+    """Roomy hexes when they fit in ``max_width`` characters, else narrow ones."""
+    if max_width is None or map_width(cells, WIDE) <= max_width:
+        return WIDE
+    return NARROW
 
 
 def render_area(
@@ -199,37 +225,50 @@ def render_area(
     frontier: Sequence[Hex] = (),
     last: Hex | None = None,
     color: bool = False,
+    max_width: int | None = None,
 ) -> list[str]:
     """The play area as lines of text, cropped to its tiles and labelled cells.
 
     ``legal`` maps each cell where the revealed tile fits to its rotations;
     ``frontier`` lists further empty cells to label (dimmed, no rotations).
+    The hexes are narrower when the roomy ones would not fit in ``max_width``.
     """
     legal = legal or {}
     empty = list(legal) + [at for at in frontier if at not in legal]
-    tiles = list(area.placed)
-    spots = [_origin(t.at) for t in tiles] + [_origin(at) for at in empty]
-    if not spots:
+    cells = [t.at for t in area.placed] + empty
+    if not cells:
         return []
+    layout = choose_layout(cells, max_width)
+    spots = [_origin(at, layout) for at in cells]
     left = min(x for x, _ in spots)
     top = min(y for _, y in spots)
-    width = max(x for x, _ in spots) - left + HEX_WIDTH
-    height = max(y for _, y in spots) - top + HEX_HEIGHT
-    canvas = Canvas(width, height)
-    faces = [(_origin(t.at), face_of(t, t.at == last)) for t in tiles]
+    width = max(x for x, _ in spots) - left + layout.width
+    canvas = Canvas(width, max(y for _, y in spots) - top + HEX_HEIGHT)
+    faces = [(_origin(t.at, layout), face_of(t, t.at == last)) for t in area.placed]
+    for (x, y), face in sorted(faces, key=lambda item: item[1].border == "last"):
+        draw_border(canvas, x - left, y - top, layout, face.border)
     for (x, y), face in faces:
-        draw_border(canvas, x - left, y - top)
-    for (x, y), face in faces:
-        if face.border == "last":
-            draw_border(canvas, x - left, y - top, "last")
-    for (x, y), face in faces:
-        draw_inside(canvas, x - left, y - top, face)
+        draw_inside(canvas, x - left, y - top, face, layout)
     for at in empty:
-        x, y = _origin(at)
-        rots = legal.get(at)
-        style = "legal" if rots else "blocked"
-        draw_label(canvas, x - left, y - top, coord_text(at), rotations_text(rots or ()), style)
-    return canvas.lines(color)
+        x, y = _origin(at, layout)
+        _draw_label(canvas, x - left, y - top, at, legal.get(at, ()), layout)
+    return _trim(canvas.lines(color))
+
+
+def _trim(lines: list[str]) -> list[str]:
+    """Without blank lines at the top and the bottom."""
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _draw_label(canvas: Canvas, x: int, y: int, at: Hex, rotations: Sequence[int], layout: Layout) -> None:
+    """An empty cell's coordinates and, below them, the rotations that fit there."""
+    style = "legal" if rotations else "blocked"
+    put_centred(canvas, x + layout.centre, y + 2, coord_text(at), style)
+    put_centred(canvas, x + layout.centre, y + 3, rotations_text(rotations, 5), style)
 
 
 def render_rotations(
@@ -246,18 +285,19 @@ def render_rotations(
     ``cells`` gives, per rotation, the number of cells where it fits; it is
     written under each drawing when given.
     """
-    slot = HEX_WIDTH + 4
+    layout = WIDE
+    slot = layout.width + 3
     canvas = Canvas(slot * len(rotations), HEX_HEIGHT + 2)
     for i, k in enumerate(rotations):
         x = i * slot + 1
-        canvas.put(x + 1, 0, f"rot {k}", "title")
+        put_centred(canvas, x + layout.centre, 0, f"rot {k}", "title")
         hex_face = HexFace(rotate(face, k), task_mark(task) if task else ("", ""), flag_mark(flag))
-        draw_border(canvas, x, 1)
-        draw_inside(canvas, x, 1, hex_face)
+        draw_border(canvas, x, 1, layout)
+        draw_inside(canvas, x, 1, hex_face, layout)
         if cells is not None:
             count = cells.get(k, 0)
             note = "no fit" if count == 0 else f"{count} cell" + ("s" if count > 1 else "")
-            canvas.put(x + 3 - (len(note) - 1) // 2, HEX_HEIGHT + 1, note, "legal" if count else "blocked")
+            put_centred(canvas, x + layout.centre, HEX_HEIGHT + 1, note, "legal" if count else "blocked")
     return canvas.lines(color)
 
 
