@@ -312,6 +312,7 @@ class PlayArea:
         if not self._cells:
             rots = distinct_rotations(face)
             return [(ORIGIN, k) for k in rots if self._task_possible(ORIGIN, face, k, task)]
+        moves: list[tuple[int, int]]
         if _is_plain(face):
             moves = list(product(self._plain, distinct_rotations(face)))
             if task is not None:
@@ -325,12 +326,12 @@ class PlayArea:
         extend = moves.extend
         moves_cache = _MOVES
         for cell, key in self._frontier.items():
-            rots = fits.get(key)
-            if rots is None:
-                rots = _fitting_rotations(face, key)
-            if rots:
-                found = moves_cache.get(cell << 6 | rots)
-                extend(found if found is not None else _moves_at(cell, rots))
+            bits = fits.get(key)
+            if bits is None:
+                bits = _fitting_rotations(face, key)
+            if bits:
+                found = moves_cache.get(cell << 6 | bits)
+                extend(found if found is not None else _moves_at(cell, bits))
         if task is not None:
             possible = self._task_possible
             moves = [(c, k) for c, k in moves if possible(c, face, k, task)]
