@@ -105,11 +105,6 @@ def test_deeply_nested_json_is_no_traceback(tmp_path):
     assert_user_error(score_file(tmp_path, "[" * 200000, "--json"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a JSON integer of more than 4300 digits makes json.loads raise a plain ValueError "
-    "(int max str digits), which cmd_score does not catch: traceback and exit 1",
-)
 def test_integer_too_long_for_python_is_no_traceback(tmp_path):
     board = document(("FFFFFF", 0, 0))
     text = json.dumps(board).replace("[0, 0]", "[%s, 0]" % ("1" * 5000))

@@ -139,11 +139,6 @@ def test_flag_tiles_carry_their_flags_into_the_play_area():
         assert state.score() == score_coop(state.area)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a tile set with fewer markers than task tiles of a type is accepted; the missing "
-    "marker raises ValueError inside play(), after the tile went down, leaving a broken state",
-)
 def test_a_tile_set_short_of_markers_is_refused_before_play():
     ts = tileset(["MMMMMM"] * 4, ["FMMMMM forest"] * 2, {"forest": [4]})
     with pytest.raises(ValueError):

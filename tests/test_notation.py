@@ -118,12 +118,6 @@ def test_invalid_json_is_a_board_error(text):
     assert "JSON" in _error(text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="BUG: read_board lets the ValueError of json.loads for an integer of more than 4300 digits "
-    "escape instead of raising BoardError",
-)
 def test_integer_too_long_for_python_is_a_board_error():
     text = document_text(("FFFFFF", 0, 0)).replace("[0, 0]", "[%s, 0]" % ("1" * 5000))
     _error(text)

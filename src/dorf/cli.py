@@ -78,7 +78,7 @@ def cmd_score(path: str, as_json: bool) -> int:
     try:
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:
             raise BoardError(f"not valid JSON: {exc}") from None
         _, area = load_board(data)
     except BoardError as exc:

@@ -100,6 +100,13 @@ class CoopGame:
     def __post_init__(self) -> None:
         if not 1 <= self.players <= MAX_PLAYERS:
             raise ValueError(f"the cooperative game is for 1 to {MAX_PLAYERS} players, not {self.players}")
+        needed = Counter(t.task for t in self.tileset.tiles if t.task)
+        for kind, count in sorted(needed.items()):
+            have = len(self.tileset.markers.get(kind, ()))
+            if have < count:
+                raise ValueError(
+                    f"tile set {self.tileset.name} has {count} {kind} task tiles but {have} {kind} markers"
+                )
 
     def new_state(self) -> CoopState:
         return CoopState(self)

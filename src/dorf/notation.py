@@ -128,7 +128,7 @@ def read_board(text: str) -> PlayArea:
     """Parse and replay a board file's text; raises :class:`BoardError`."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise BoardError(f"not valid JSON: {exc}") from None
     return load_board(data)[1]
 

@@ -138,7 +138,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise RecordError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise RecordError("a record must be a JSON object")

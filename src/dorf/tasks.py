@@ -50,11 +50,6 @@ def judge(size: int, open_edges: int, value: int) -> TaskStatus:
     return OPEN
 
 
-def is_possible(size: int, open_edges: int, value: int) -> bool:
-    """Whether a new task may be placed on an area of this size and openness (rule 5)."""
-    return judge(size, open_edges, value) is not FAILED
-
-
 @dataclass(eq=False)
 class Task:
     """A task in a play area: where it is, what it asks, how it stands."""
