@@ -130,37 +130,42 @@ def _oriented(edges: str) -> _Oriented:
     return info
 
 
-_LOW_BITS = sum(1 << (_SLOT * d) for d in range(6))
+_HALF = 3 * _SLOT  # a key splits into two halves of three directions
 
 
-def _key_mask(key: int) -> int:
-    """All three bits set in every slot of ``key`` that is not zero."""
-    return ((key | (key >> 1) | (key >> 2)) & _LOW_BITS) * 7
+@cache
+def _fit_tables(face: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per half of a constraint key, the bit set of distinct rotations that fit it.
 
-
-#: Per face: constraint key -> bit set of the distinct rotations that fit.
-_FITS: dict[str, dict[int, int]] = {}
+    A rotation fits a key when, on every side, the key demands nothing or
+    exactly the rotation's own code there; sides are independent, so the
+    rotations fitting a whole key are ``low[key & 511] & high[key >> 9]``.
+    """
+    distinct = distinct_rotations(face)
+    signatures = [_oriented(rotate(face, k)).signature for k in range(6)]
+    per_side = [
+        [
+            sum(1 << k for k in distinct if code == 0 or (signatures[k] >> (_SLOT * d)) & 7 == code)
+            for code in range(8)
+        ]
+        for d in range(6)
+    ]
+    halves = []
+    for first in (0, 3):
+        a, b, c = per_side[first : first + 3]
+        halves.append(tuple(a[v & 7] & b[(v >> 3) & 7] & c[v >> 6] for v in range(1 << _HALF)))
+    return halves[0], halves[1]
 
 
 def _fitting_rotations(face: str, key: int) -> int:
-    """Bit set of the distinct rotations of ``face`` whose edges match a frontier key (cached)."""
-    per_face = _FITS.get(face)
-    if per_face is None:
-        per_face = _FITS[face] = {}
-    rots = per_face.get(key)
-    if rots is None:
-        mask = _key_mask(key)
-        rots = 0
-        for k in distinct_rotations(face):
-            if _oriented(rotate(face, k)).signature & mask == key:
-                rots |= 1 << k
-        per_face[key] = rots
-    return rots
+    """Bit set of the distinct rotations of ``face`` whose edges match a frontier key."""
+    low, high = _fit_tables(face)
+    return low[key & _HALF_MASK] & high[key >> _HALF]
 
 
-#: A frontier entry packs its cell and its key: ``cell << KEY_BITS | key``.
-KEY_BITS = 6 * _SLOT
-KEY_MASK = (1 << KEY_BITS) - 1
+_HALF_MASK = (1 << _HALF) - 1
+
+
 #: (cell << 6 | rotation bit set) -> the moves (cell, k) it stands for.
 _MOVES: dict[int, tuple[tuple[int, int], ...]] = {}
 
@@ -170,6 +175,12 @@ def _moves_at(cell: int, rots: int) -> tuple[tuple[int, int], ...]:
     if moves is None:
         moves = _MOVES[cell << 6 | rots] = tuple((cell, k) for k in range(6) if rots >> k & 1)
     return moves
+
+
+@cache
+def _letter_masks(face: str, letter: str) -> tuple[int, ...]:
+    """Per rotation, the bit set of directions where ``face`` shows ``letter``."""
+    return tuple(sum(1 << d for d, e in enumerate(rotate(face, k)) if e == letter) for k in range(6))
 
 
 @cache
@@ -207,6 +218,11 @@ class PlayArea:
         self._open: dict[int, int] = {}
         self._tasks_at: dict[int, tuple[Task, ...]] = {}
         self._longest = [0] * len(AREA_LETTERS)
+        # Journal entries, undone in reverse by pop():
+        #   (0, cell, old key or -1, was plain)   a frontier cell changed
+        #   (1, root, old size, old open edges)   a group's figures changed
+        #   (2, node, 0, 0)                       a root was joined under another
+        #   (3, area index, old longest, 0)       a longest network grew
         self._journal: list[tuple[int, int, int, int | bool]] = []
         self._task_journal: list[tuple[Task, TaskStatus]] = []
         self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
@@ -315,27 +331,51 @@ class PlayArea:
         moves: list[tuple[int, int]]
         if _is_plain(face):
             moves = list(product(self._plain, distinct_rotations(face)))
-            if task is not None:
-                possible = self._task_possible
-                moves = [(c, k) for c, k in moves if possible(c, face, k, task)]
-            return moves
-        fits = _FITS.get(face)
-        if fits is None:
-            fits = _FITS[face] = {}
+            return moves if task is None else self._keep_possible(moves, face, task)
+        low, high = _fit_tables(face)
         moves = []
         extend = moves.extend
         moves_cache = _MOVES
         for cell, key in self._frontier.items():
-            bits = fits.get(key)
-            if bits is None:
-                bits = _fitting_rotations(face, key)
+            bits = low[key & 511] & high[key >> 9]
             if bits:
                 found = moves_cache.get(cell << 6 | bits)
                 extend(found if found is not None else _moves_at(cell, bits))
-        if task is not None:
-            possible = self._task_possible
-            moves = [(c, k) for c, k in moves if possible(c, face, k, task)]
-        return moves
+        return moves if task is None else self._keep_possible(moves, face, task)
+
+    def _keep_possible(
+        self, moves: list[tuple[int, int]], face: str, task: TaskSpec
+    ) -> list[tuple[int, int]]:
+        """The moves (grouped by cell) after which the new task is still possible (rule 5).
+
+        Where the task's edges meet no edge of their kind, its area is the tile
+        alone, open if one of those edges faces an empty cell; only the other
+        moves need the neighbouring groups.
+        """
+        letter = task.letter
+        letter_masks = _letter_masks(face, letter)
+        alone_ok = (judge(1, 1, task.value) is not FAILED, judge(1, 0, task.value) is not FAILED)
+        board = self._board
+        kept: list[tuple[int, int]] = []
+        cell_seen = -1
+        joins = empty = 0
+        for cell, k in moves:
+            if cell != cell_seen:
+                cell_seen = cell
+                joins = empty = 0
+                for d in range(6):
+                    other = board[cell + CELL_DELTAS[d]]
+                    if other is None:
+                        empty |= 1 << d
+                    elif other[OPPOSITE[d]] == letter:
+                        joins |= 1 << d
+            mask = letter_masks[k]
+            if mask & joins:
+                if self._task_possible(cell, face, k, task):
+                    kept.append((cell, k))
+            elif alone_ok[0 if mask & empty else 1]:
+                kept.append((cell, k))
+        return kept
 
     def legal_placements(self, face: str, task: TaskSpec | None = None) -> list[Placement]:
         """Every legal placement of ``face`` (with its task, if any), as :class:`Placement`."""
@@ -346,14 +386,8 @@ class PlayArea:
             return bool(self.legal_moves(face, task))
         if not self._cells:
             return True
-        fits = _FITS.get(face) or {}
-        for key in self._frontier.values():
-            rots = fits.get(key)
-            if rots is None:
-                rots = _fitting_rotations(face, key)
-            if rots:
-                return True
-        return False
+        low, high = _fit_tables(face)
+        return any(low[key & 511] & high[key >> 9] for key in self._frontier.values())
 
     def why_illegal(self, face: str, placement: Placement, task: TaskSpec | None = None) -> str | None:
         """The rule a placement breaks, in a few words, or None if it is legal."""
@@ -477,7 +511,6 @@ class PlayArea:
             parent[node] = node
             size[node] = 1
             opened[node] = 0
-            log((3, node, 0, 0))
         touched: list[int] = []
         joins: list[tuple[int, int]] = []
         area_index = AREA_INDEX
@@ -538,7 +571,7 @@ class PlayArea:
             root = find(base + index)
             touched.append(root)
             if size[root] > longest[index]:
-                log((4, index, longest[index], 0))
+                log((3, index, longest[index], 0))
                 longest[index] = size[root]
         for root in touched:
             if root in tasks_at:
@@ -595,10 +628,14 @@ class PlayArea:
                 self._open[a] = c
             elif op == 2:
                 self._parent[a] = a
-            elif op == 3:
-                del self._parent[a], self._size[a], self._open[a]
             else:
                 self._longest[a] = b
         del journal[mark:]
-        self._board[cell_of(*tile.at)] = None
+        cell = cell_of(*tile.at)
+        base = cell * _NODE
+        edges = self._board[cell]
+        assert edges is not None
+        for index, _, _ in _oriented(edges).areas:
+            del self._parent[base + index], self._size[base + index], self._open[base + index]
+        self._board[cell] = None
         return tile
