@@ -1,0 +1,45 @@
+"""`dorf bench`: the output line's format and its determinism (never its speed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from dorf.bench import run_bench
+
+KEYS = ["games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
+
+
+def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dorf.cli", "bench", "--games", "3", "--seed", "4"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1
+    figures = json.loads(lines[0])
+    assert list(figures) == KEYS
+    assert figures["games"] == 3
+    assert figures["placements"] > 3 * 45  # every landscape that is played, and task tiles
+
+
+def test_bench_games_are_determined_by_the_seed() -> None:
+    first, second = run_bench(4, seed=11), run_bench(4, seed=11)
+    assert (first["placements"], first["mean_score"]) == (second["placements"], second["mean_score"])
+
+
+def test_bench_rejects_a_bad_count_in_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dorf.cli", "bench", "--games", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr

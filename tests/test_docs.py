@@ -1,0 +1,40 @@
+"""The documentation's examples do what the documentation says."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dorf.notation import read_board
+from dorf.record import replay_record
+from dorf.scoring import score_coop
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def _json_blocks(name: str) -> list[str]:
+    return re.findall(r"```json\n(.*?)\n```", (DOCS / name).read_text(encoding="utf-8"), re.S)
+
+
+def test_notation_doc_board_scores_as_its_json_example_says() -> None:
+    board, expected = _json_blocks("notation.md")[:2]
+    assert score_coop(read_board(board)).as_json() == json.loads(expected)
+
+
+def test_records_doc_example_replays() -> None:
+    record = json.loads(_json_blocks("records.md")[0])
+    state = replay_record(record)
+    assert [[p.at.q, p.at.r, p.rot] for p in state.decisions] == [
+        [d["at"][0], d["at"][1], d["rot"]] for d in record["decisions"]
+    ]
+    assert not state.is_over
+
+
+@pytest.mark.parametrize("number", range(1, 17))
+def test_every_rules_note_has_its_named_test(number: int) -> None:
+    rules_tests = (Path(__file__).parent / "test_rules.py").read_text(encoding="utf-8")
+    assert f"def test_rule_{number:02d}_" in rules_tests
+    assert re.search(rf"^{number}\. \*\*", (DOCS / "rules-notes.md").read_text(encoding="utf-8"), re.M)
