@@ -200,6 +200,11 @@ def _placements_at(cell: int) -> tuple[Placement, ...]:
     return row
 
 
+def placements_of(moves: list[tuple[int, int]]) -> list[Placement]:
+    """Moves as sorted :class:`Placement` values (by cell, then rotation)."""
+    return [_placements_at(c)[k] for c, k in sorted(moves)]
+
+
 class PlayArea:
     """One player's (or the team's) landscape.
 
@@ -378,8 +383,8 @@ class PlayArea:
         return kept
 
     def legal_placements(self, face: str, task: TaskSpec | None = None) -> list[Placement]:
-        """Every legal placement of ``face`` (with its task, if any), as :class:`Placement`."""
-        return [_placements_at(c)[k] for c, k in sorted(self.legal_moves(face, task))]
+        """Every legal placement of ``face`` (with its task, if any), sorted."""
+        return placements_of(self.legal_moves(face, task))
 
     def has_legal_placement(self, face: str, task: TaskSpec | None = None) -> bool:
         if task is not None:

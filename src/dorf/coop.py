@@ -23,14 +23,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dorf.area import IllegalPlacement, Placement, PlayArea
+from dorf.area import IllegalPlacement, Placement, PlayArea, placements_of
 from dorf.hexgrid import cell_of
 from dorf.scoring import ScorePad, score_coop
 from dorf.tasks import Task, TaskSpec, TaskStatus
 from dorf.tiles import Tile, TileSet, load_tileset
 
-LANDSCAPE_STACK = "landscape"
-TASK_STACK = "task"
 REMOVED_UNSEEN = 3
 MAX_PLAYERS = 6
 
@@ -171,7 +169,7 @@ class CoopState:
 
     def view(self) -> PlayerView:
         """What the players may know: the area, the revealed tile, counts and unseen tiles."""
-        seen = Counter(t.revealed.tile_id for t in self.turns)
+        seen = {t.revealed.tile_id for t in self.turns}
         tiles = self.game.tileset.tiles
         unseen = tuple(
             sorted(
@@ -179,13 +177,11 @@ class CoopState:
                 key=lambda t: (t.kind, t.face, t.flag or "", t.task or ""),
             )
         )
-        used = Counter((t.revealed.task.type, t.revealed.task.value) for t in self.turns if t.revealed.task)
+        drawn = [t.revealed.task for t in self.turns if t.revealed.task is not None]
         markers = {}
         for kind, values in sorted(self.game.tileset.markers.items()):
             left = Counter(values)
-            for (k, v), n in used.items():
-                if k == kind:
-                    left[v] -= n
+            left.subtract(task.value for task in drawn if task.type == kind)
             markers[kind] = tuple(sorted(left.elements()))
         return PlayerView(
             self.area,
@@ -200,10 +196,8 @@ class CoopState:
         )
 
     def legal_placements(self) -> list[Placement]:
-        revealed = self.revealed
-        if revealed is None:
-            return []
-        return self.area.legal_placements(revealed.tile.face, revealed.task)
+        """Every legal placement of the revealed tile, sorted; empty once the game is over."""
+        return placements_of(self._moves)
 
     def legal_moves(self) -> list[tuple[int, int]]:
         """Legal placements as (cell, rotation) pairs: the fast form of :meth:`legal_placements`.

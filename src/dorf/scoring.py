@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dorf.area import PlayArea
-from dorf.hexgrid import cell_of, hex_of
+from dorf.hexgrid import hex_of
 from dorf.tasks import COMPLETED
 from dorf.terrain import TASK_LETTER
 
@@ -92,4 +92,4 @@ def score_coop(area: PlayArea) -> ScorePad:
     return ScorePad(tasks, flags, area.longest_track, area.longest_river, 0, task_list(area))
 
 
-__all__ = ["FLAG_COLOURS", "TASK_TYPES", "ScorePad", "cell_of", "score_coop", "task_list"]
+__all__ = ["FLAG_COLOURS", "TASK_TYPES", "ScorePad", "score_coop", "task_list"]
