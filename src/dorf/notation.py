@@ -37,8 +37,18 @@ class BoardError(ValueError):
     """A board file that cannot be read or replayed; the message is one line."""
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """A JSON integer (not a boolean)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_at_rot(at: Any, rot: Any) -> Placement:
+    """Read the ``at`` and ``rot`` fields of a placement or a recorded decision."""
+    if not (isinstance(at, list) and len(at) == 2 and all(is_int(v) for v in at)):
+        raise ValueError(f"at {at!r} is not [q, r] with two integers")
+    if not is_int(rot) or not 0 <= rot <= 5:
+        raise ValueError(f"rot {rot!r} is not 0 to 5")
+    return Placement(Hex(at[0], at[1]), rot)
 
 
 def parse_task(raw: Any, mode: str) -> TaskSpec:
@@ -55,7 +65,7 @@ def parse_task(raw: Any, mode: str) -> TaskSpec:
     allowed = MODE_TASKS[mode]
     if not isinstance(kind, str) or kind not in allowed:
         raise ValueError(f"task type {kind!r} is not one of {', '.join(allowed)}")
-    if not _is_int(value) or value not in allowed[kind]:
+    if not is_int(value) or value not in allowed[kind]:
         values = allowed[kind]
         raise ValueError(f"task value {value!r} is not a {mode} marker ({values[0]} to {values[-1]})")
     return TaskSpec(kind, value)
@@ -75,12 +85,7 @@ def parse_placement(raw: Any, mode: str) -> tuple[str, Placement, str | None, Ta
     letters = MODE_LETTERS[mode]
     if not isinstance(face, str) or len(face) != 6 or any(c not in letters for c in face):
         raise ValueError(f"tile {face!r} is not six edge letters of {letters}")
-    at = raw["at"]
-    if not (isinstance(at, list) and len(at) == 2 and all(_is_int(v) for v in at)):
-        raise ValueError(f"at {at!r} is not [q, r] with two integers")
-    rot = raw["rot"]
-    if not _is_int(rot) or not 0 <= rot <= 5:
-        raise ValueError(f"rot {rot!r} is not 0 to 5")
+    placement = parse_at_rot(raw["at"], raw["rot"])
     flag = None
     if "flag" in raw:
         if mode == "head-to-head":
@@ -94,7 +99,7 @@ def parse_placement(raw: Any, mode: str) -> tuple[str, Placement, str | None, Ta
     task = parse_task(raw["task"], mode) if "task" in raw else None
     if task is not None and task.letter not in face:
         raise ValueError(f"a {task.type} task needs a {TERRAIN_NAMES[task.letter]} edge on tile {face}")
-    return face, Placement(Hex(at[0], at[1]), rot), flag, task
+    return face, placement, flag, task
 
 
 def load_board(data: Any) -> tuple[str, PlayArea]:

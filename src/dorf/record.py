@@ -20,7 +20,7 @@ from typing import Any
 
 from dorf.area import IllegalPlacement, Placement
 from dorf.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.hexgrid import Hex
+from dorf.notation import is_int, parse_at_rot
 from dorf.tiles import TileSetError, load_tileset
 
 FORMAT = "dorf-record/1"
@@ -62,10 +62,6 @@ def record_of(state: CoopState, names: list[str] | None = None) -> dict[str, Any
     return record
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def start_of(record: Any) -> CoopState:
     """A fresh state for a record's game, before any decision."""
     if not isinstance(record, dict):
@@ -80,7 +76,7 @@ def start_of(record: Any) -> CoopState:
     players = record["players"]
     if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
         raise RecordError(f"players must be a list of 1 to {MAX_PLAYERS} names")
-    if not _is_int(record["seed"]):
+    if not is_int(record["seed"]):
         raise RecordError("seed must be an integer")
     if not isinstance(record["tileset"], str):
         raise RecordError("tileset must be a name")
@@ -95,16 +91,11 @@ def decision_of(raw: Any) -> tuple[str | None, Placement]:
     """One recorded decision: the tile it names (if any) and its placement."""
     if not isinstance(raw, dict):
         raise ValueError("a decision must be a JSON object")
-    at: Any = raw.get("at")
-    rot: Any = raw.get("rot")
-    if not (isinstance(at, list) and len(at) == 2 and all(_is_int(v) for v in at)):
-        raise ValueError(f"at {at!r} is not [q, r] with two integers")
-    if not _is_int(rot) or not 0 <= rot <= 5:
-        raise ValueError(f"rot {rot!r} is not 0 to 5")
+    placement = parse_at_rot(raw.get("at"), raw.get("rot"))
     tile = raw.get("tile")
     if tile is not None and not isinstance(tile, str):
         raise ValueError("tile must be six edge letters")
-    return tile, Placement(Hex(at[0], at[1]), rot)
+    return tile, placement
 
 
 def apply_decision(state: CoopState, number: int, raw: Any) -> None:
