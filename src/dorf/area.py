@@ -8,9 +8,11 @@ space), and the tasks on it.  Each placement is recorded in a journal so that
 Empty cells next to the area (the frontier) carry a constraint key: three bits
 per direction saying what the facing edge demands (nothing, a river, a track,
 a lake, a mountain, or anything but those).  An oriented tile fits a cell when
-its own signature agrees with the key on every occupied side.  The rotations
-that fit are cached per (face, key), so listing legal placements costs a couple
-of dictionary look-ups per frontier cell.
+its own signature agrees with the key on every occupied side.  Each face has
+two small tables, one per half of a key, giving the rotations that fit as a bit
+set, so listing legal placements costs two look-ups per frontier cell; cells
+that no river or track faces are kept apart, where every rotation of a tile
+without such edges fits.
 
 >>> area = PlayArea()
 >>> area.play("RMMRMM", Placement(Hex(0, 0), 0))
@@ -28,7 +30,15 @@ from typing import NamedTuple
 
 from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
 from dorf.tasks import FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
-from dorf.terrain import AREA_INDEX, AREA_LETTERS, MATCH_CODE, MUST_MEET, TERRAIN_NAMES, TERRITORY_LETTERS
+from dorf.terrain import (
+    AREA_INDEX,
+    AREA_LETTERS,
+    MATCH_CODE,
+    MUST_MEET,
+    TERRAIN_NAMES,
+    TERRITORY_LETTERS,
+    edges_may_meet,
+)
 from dorf.tiles import areas, check_face, distinct_rotations, rotate
 
 OPPOSITE = (3, 4, 5, 0, 1, 2)
@@ -106,10 +116,9 @@ class _Oriented(NamedTuple):
     edges: str
     signature: int
     areas: tuple[tuple[int, str, tuple[int, ...]], ...]
-    #: Per direction, what this tile adds to the key of an empty neighbour there.
-    contributions: tuple[int, ...]
     #: Per direction: (cell delta, facing edge index, own letter, own area index
-    #: or -1, key contribution, whether the own edge must meet its kind).
+    #: or -1, what the edge adds to the key of an empty neighbour there, whether
+    #: the own edge must meet its kind).
     sides: tuple[tuple[int, int, str, int, int, bool], ...]
 
 
@@ -126,11 +135,12 @@ def _oriented(edges: str) -> _Oriented:
             (CELL_DELTAS[d], OPPOSITE[d], e, AREA_INDEX.get(e, -1), contributions[d], e in MUST_MEET)
             for d, e in enumerate(edges)
         )
-        info = _ORIENTED[edges] = _Oriented(edges, sig, found, contributions, sides)
+        info = _ORIENTED[edges] = _Oriented(edges, sig, found, sides)
     return info
 
 
 _HALF = 3 * _SLOT  # a key splits into two halves of three directions
+_HALF_MASK = (1 << _HALF) - 1
 
 
 @cache
@@ -161,9 +171,6 @@ def _fitting_rotations(face: str, key: int) -> int:
     """Bit set of the distinct rotations of ``face`` whose edges match a frontier key."""
     low, high = _fit_tables(face)
     return low[key & _HALF_MASK] & high[key >> _HALF]
-
-
-_HALF_MASK = (1 << _HALF) - 1
 
 
 #: (cell << 6 | rotation bit set) -> the moves (cell, k) it stands for.
@@ -338,11 +345,12 @@ class PlayArea:
             moves = list(product(self._plain, distinct_rotations(face)))
             return moves if task is None else self._keep_possible(moves, face, task)
         low, high = _fit_tables(face)
+        half, half_mask = _HALF, _HALF_MASK
         moves = []
         extend = moves.extend
         moves_cache = _MOVES
         for cell, key in self._frontier.items():
-            bits = low[key & 511] & high[key >> 9]
+            bits = low[key & half_mask] & high[key >> half]
             if bits:
                 found = moves_cache.get(cell << 6 | bits)
                 extend(found if found is not None else _moves_at(cell, bits))
@@ -391,8 +399,7 @@ class PlayArea:
             return bool(self.legal_moves(face, task))
         if not self._cells:
             return True
-        low, high = _fit_tables(face)
-        return any(low[key & 511] & high[key >> 9] for key in self._frontier.values())
+        return any(_fitting_rotations(face, key) for key in self._frontier.values())
 
     def why_illegal(self, face: str, placement: Placement, task: TaskSpec | None = None) -> str | None:
         """The rule a placement breaks, in a few words, or None if it is legal."""
@@ -422,16 +429,17 @@ class PlayArea:
                 if other is None:
                     continue
                 mine, theirs = edges[d], other[OPPOSITE[d]]
-                if MATCH_CODE[mine] != MATCH_CODE[theirs]:
+                if not edges_may_meet(mine, theirs):
                     return (
                         f"its {TERRAIN_NAMES[mine]} edge would face a {TERRAIN_NAMES[theirs]} edge "
                         f"(rivers, tracks, lakes and mountains must meet their own kind)"
                     )
-        if task is not None and not self._task_possible(cell, face, k, task):
-            size, _ = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
+        if task is not None:
+            size, open_edges = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
             if size > task.value:
                 return f"its {task.type} would already have {size} tiles, more than {task.value}"
-            return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
+            if judge(size, open_edges, task.value) is FAILED:
+                return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
         return None
 
     def _task_possible(self, cell: int, face: str, k: int, task: TaskSpec | None) -> bool:

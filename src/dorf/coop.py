@@ -268,11 +268,8 @@ class CoopState:
             if hidden.tasks and (number <= 3 or area.active_count < 3):
                 index = hidden.tasks.pop()
                 tile = tiles[index]
-                assert tile.task is not None
-                pile = hidden.markers.get(tile.task)
-                if not pile:
-                    raise ValueError(f"no {tile.task} marker left for a {tile.task} task tile")
-                task: TaskSpec | None = TaskSpec(tile.task, pile.pop())
+                assert tile.task is not None  # CoopGame checked there is a marker for each
+                task: TaskSpec | None = TaskSpec(tile.task, hidden.markers[tile.task].pop())
             elif hidden.landscapes:
                 index = hidden.landscapes.pop()
                 tile = tiles[index]

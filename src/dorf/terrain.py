@@ -50,10 +50,3 @@ MATCH_CODE.update({"R": 1, "T": 2, "L": 3, "P": 4})
 def edges_may_meet(a: str, b: str) -> bool:
     """Whether edge letters ``a`` and ``b`` may face each other."""
     return MATCH_CODE[a] == MATCH_CODE[b]
-
-
-def edges_join(a: str, b: str) -> bool:
-    """Whether facing edges ``a`` and ``b`` join their areas into one."""
-    if a == b:
-        return a in AREA_LETTERS and a != "X"
-    return (a == "X" and b in TERRITORY_LETTERS) or (b == "X" and a in TERRITORY_LETTERS)
