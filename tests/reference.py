@@ -1,4 +1,4 @@
-"""A deliberately simple, from-scratch model of a cooperative play area.
+"""A deliberately simple, from-scratch model of a play area, for every mode.
 
 The incremental engine (``dorf.area``) keeps union-find groups, a frontier with
 constraint keys and a journal.  This module keeps nothing but the list of
@@ -12,6 +12,13 @@ asked, straight from the rules notes (``rules-decisions.md`` items 1 to 11):
   letter facing an empty cell; closed means no open edge;
 - R and T (and L, P) edges must meet their own letter on every side that
   touches a tile; other letters touch freely.
+- Head to Head (items 19 to 21): an X edge joins the F, G or V node it meets,
+  the group takes that letter; against meadow or another X it stays alone
+  (closed, one tile). Each pair of L edges (P edges) that meet is a lake
+  (mountain).
+- The Duel (items 25, 26): a connection task is completed by exactly N
+  neighbours and never fails; a double task is completed when either of its
+  two territories has exactly N tiles, failed when both are impossible.
 
 It imports only :class:`dorf.hexgrid.Hex`, :data:`dorf.hexgrid.DIRECTIONS` and
 :func:`dorf.tiles.rotate` from the package, so that a bug in the engine's
@@ -36,8 +43,9 @@ from typing import Any
 from dorf.hexgrid import DIRECTIONS, Hex
 from dorf.tiles import rotate
 
-#: Letters that form areas in the cooperative game.
-AREA_LETTERS = "FGVRT"
+#: Letters that form areas.
+AREA_LETTERS = "FGVRTLPX"
+TERRITORIES = "FGV"
 #: Letters whose edges may only face the same letter.
 MUST_MEET = "RTLP"
 TASK_LETTERS = {"forest": "F", "grain": "G", "village": "V", "river": "R", "track": "T"}
@@ -57,15 +65,28 @@ def back(d: int) -> int:
     return (d + 3) % 6
 
 
+#: A task as the reference reads it: ``(type, value)``, or ``("double", 6, (t1, t2))``.
+RefTask = tuple[Any, ...]
+
+
+def task_letters(task: RefTask) -> str:
+    """The letters whose areas a task watches: none for a connection task."""
+    if task[0] == "connection":
+        return ""
+    if task[0] == "double":
+        return "".join(TASK_LETTERS[t] for t in task[2])
+    return TASK_LETTERS[task[0]]
+
+
 @dataclass(frozen=True)
 class RefTile:
-    """One placed tile: face as printed, where, rotation, flag letter, task ``(type, value)``."""
+    """One placed tile: face as printed, where, rotation, flag letter, task ``(type, value[, types])``."""
 
     face: str
     at: Hex
     rot: int
     flag: str | None = None
-    task: tuple[str, int] | None = None
+    task: RefTask | None = None
 
     @property
     def edges(self) -> str:
@@ -86,11 +107,18 @@ class RefGroup:
 
     @property
     def size(self) -> int:
-        return len(self.nodes)
+        return len(self.cells)
 
     @property
     def closed(self) -> bool:
         return self.open_edges == 0
+
+
+def joins(a: str, b: str) -> bool:
+    """Whether an ``a`` edge facing a ``b`` edge joins their areas."""
+    if a == "X" or b == "X":
+        return (a == "X" and b in TERRITORIES) or (b == "X" and a in TERRITORIES)
+    return a == b and a in AREA_LETTERS
 
 
 def explore(edges: dict[Hex, str], at: Hex, letter: str) -> RefGroup:
@@ -101,19 +129,36 @@ def explore(edges: dict[Hex, str], at: Hex, letter: str) -> RefGroup:
     queue = deque([start])
     open_edges = 0
     while queue:
-        here, _ = queue.popleft()
+        here, mine_letter = queue.popleft()
         mine = edges[here]
         for d in range(6):
-            if mine[d] != letter:
+            if mine[d] != mine_letter:
                 continue
             there = neighbour(here, d)
             theirs = edges.get(there)
             if theirs is None:
                 open_edges += 1
-            elif theirs[back(d)] == letter and (there, letter) not in seen:
-                seen.add((there, letter))
-                queue.append((there, letter))
-    return RefGroup(letter, frozenset(seen), open_edges)
+            elif joins(mine_letter, theirs[back(d)]) and (there, theirs[back(d)]) not in seen:
+                seen.add((there, theirs[back(d)]))
+                queue.append((there, theirs[back(d)]))
+    letters = {node_letter for _, node_letter in seen if node_letter != "X"}
+    assert len(letters) <= 1, letters
+    return RefGroup(letters.pop() if letters else "X", frozenset(seen), open_edges)
+
+
+def meeting_pairs(edges: dict[Hex, str], letter: str) -> int:
+    """How many pairs of ``letter`` edges face each other."""
+    count = 0
+    for at, mine in edges.items():
+        for d in range(6):
+            theirs = edges.get(neighbour(at, d))
+            if mine[d] == letter and theirs is not None and theirs[back(d)] == letter:
+                count += 1
+    return count // 2
+
+
+def neighbour_count(edges: dict[Hex, str], at: Hex) -> int:
+    return sum(1 for d in range(6) if neighbour(at, d) in edges)
 
 
 def all_groups(edges: dict[Hex, str], order: Iterable[Hex]) -> list[RefGroup]:
@@ -180,9 +225,20 @@ class RefBoard:
         for i, task_tile in enumerate(self.task_tiles):
             if self.statuses[i] == OPEN:
                 assert task_tile.task is not None
-                kind, value = task_tile.task
-                group = explore(self.edges, task_tile.at, TASK_LETTERS[kind])
-                self.statuses[i] = judge(group.size, group.open_edges, value)
+                self.statuses[i] = self._judge(self.edges, task_tile.at, task_tile.task)
+
+    @staticmethod
+    def _judge(edges: dict[Hex, str], at: Hex, task: RefTask) -> str:
+        value = task[1]
+        if task[0] == "connection":
+            return COMPLETED if neighbour_count(edges, at) == value else OPEN
+        statuses = [
+            judge(group.size, group.open_edges, value)
+            for group in (explore(edges, at, letter) for letter in task_letters(task))
+        ]
+        if COMPLETED in statuses:
+            return COMPLETED
+        return FAILED if all(s == FAILED for s in statuses) else OPEN
 
     # --- reading -------------------------------------------------------------------
 
@@ -204,27 +260,31 @@ class RefBoard:
             } or {Hex(0, 0)}
         return set(self._frontier)
 
-    def is_legal(self, face: str, at: Hex, k: int, task: tuple[str, int] | None = None) -> bool:
+    def is_legal(self, face: str, at: Hex, k: int, task: RefTask | None = None) -> bool:
         """Whether ``face`` turned ``k`` steps may go at ``at`` (with its task, if any)."""
         return at in self.frontier() and self._allowed(face, at, k, task)
 
-    def _allowed(self, face: str, at: Hex, k: int, task: tuple[str, int] | None) -> bool:
-        """Rules 5 and 7 for a tile at an empty cell next to the area."""
+    def _allowed(self, face: str, at: Hex, k: int, task: RefTask | None) -> bool:
+        """Rules 5 and 7 (and 25, 26) for a tile at an empty cell next to the area."""
         oriented = rotate(face, k)
         if not fits(self.edges, at, oriented):
             return False
         if task is not None:
-            kind, value = task
-            if TASK_LETTERS[kind] not in face:
+            if any(letter not in face for letter in task_letters(task)):
                 return False
+            if task[0] == "connection":
+                return neighbour_count(self.edges, at) <= task[1]
             trial = dict(self.edges)
             trial[at] = oriented
-            group = explore(trial, at, TASK_LETTERS[kind])
-            if judge(group.size, group.open_edges, value) == FAILED:
+            if self._judge(trial, at, task) == FAILED:
                 return False  # rule 5: a new task may not be impossible at once
         return True
 
-    def legal_placements(self, face: str, task: tuple[str, int] | None = None) -> set[tuple[Hex, int]]:
+    def pairs(self, letter: str) -> int:
+        """Rule 20: completed lakes (``L``) or mountains (``P``)."""
+        return meeting_pairs(self.edges, letter)
+
+    def legal_placements(self, face: str, task: RefTask | None = None) -> set[tuple[Hex, int]]:
         """Every legal ``(hex, rotation)``, one rotation (the smallest) per distinct orientation."""
         rotations: dict[str, int] = {}
         for k in range(6):
@@ -237,17 +297,31 @@ class RefBoard:
         out = []
         for tile, status in zip(self.task_tiles, self.statuses, strict=True):
             assert tile.task is not None
-            kind, value = tile.task
-            out.append({"at": [tile.at.q, tile.at.r], "type": kind, "value": value, "status": status})
+            entry: dict[str, Any] = {
+                "at": [tile.at.q, tile.at.r],
+                "type": tile.task[0],
+                "value": tile.task[1],
+            }
+            if tile.task[0] == "double":
+                entry["types"] = list(tile.task[2])
+            entry["status"] = status
+            out.append(entry)
         return out
 
-    def score(self) -> dict[str, Any]:
-        """The coop score pad, shaped like ``ScorePad.as_json()``."""
-        tasks = dict.fromkeys(TASK_LETTERS, 0)
+    def task_points(self, types: Iterable[str]) -> dict[str, int]:
+        tasks = dict.fromkeys(types, 0)
         for tile, status in zip(self.task_tiles, self.statuses, strict=True):
             assert tile.task is not None
-            if status == COMPLETED:
+            if status == COMPLETED and tile.task[0] in tasks:
                 tasks[tile.task[0]] += tile.task[1]
+        return tasks
+
+    def score(self, mode: str = "coop") -> dict[str, Any]:
+        """The score pad of ``mode``, shaped like the engine's ``as_json()``."""
+        if mode == "head-to-head":
+            return self._score_head_to_head()
+        extra = ("connection", "double") if mode == "duel" else ()
+        tasks = self.task_points((*TASK_LETTERS, *extra))
         flags = dict.fromkeys(FLAG_NAMES.values(), 0)
         for tile in self.tiles:
             if tile.flag is not None:
@@ -262,5 +336,24 @@ class RefBoard:
             "longest_river": river,
             "longest_track": track,
             "total": sum(tasks.values()) + sum(flags.values()) + river + track,
+            "task_list": self.task_list(),
+        }
+
+    def _score_head_to_head(self) -> dict[str, Any]:
+        tasks = self.task_points(("forest", "grain", "village", "river"))
+        flags = 0
+        for tile in self.tiles:
+            if "X" in tile.face:
+                group = self.group(tile.at, "X")
+                if group.closed:
+                    flags += group.size
+        river = self.longest("R")
+        pairs = 3 * (self.pairs("L") + self.pairs("P"))
+        return {
+            "tasks": tasks,
+            "longest_river": river,
+            "flags": flags,
+            "mountains_lakes": pairs,
+            "total": sum(tasks.values()) + river + flags + pairs,
             "task_list": self.task_list(),
         }

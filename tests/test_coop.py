@@ -261,7 +261,7 @@ def test_view_holds_nothing_about_stack_order_or_removed_tiles():
     assert isinstance(view, PlayerView)
     assert {f.name for f in dataclasses.fields(view)} == VIEW_FIELDS
     public = {name for name in dir(view) if not name.startswith("_")}
-    assert public - VIEW_FIELDS <= {"legal_placements"}
+    assert public - VIEW_FIELDS <= {"legal_placements", "legal_decisions"}
     assert not any(hasattr(view, name) for name in ("_hidden", "hidden", "removed", "stacks", "order"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.turn = 2  # type: ignore[misc]

@@ -133,7 +133,10 @@ def load_golden(seed: int, players: int) -> dict[str, Any]:
     return doc
 
 
-def diff_message(name: str, stored: dict[str, Any], fresh: dict[str, Any], limit: int = 60) -> str:
+def diff_message(
+    name: str, stored: dict[str, Any], fresh: dict[str, Any], limit: int = 60, regen: str = REGEN
+) -> str:
+    """A readable diff of a stored golden game and the same game played now, with how to regenerate."""
     lines = list(
         difflib.unified_diff(
             to_text(stored).splitlines(),
@@ -145,7 +148,7 @@ def diff_message(name: str, stored: dict[str, Any], fresh: dict[str, Any], limit
     )
     more = f"\n... {len(lines) - limit} more diff lines" if len(lines) > limit else ""
     return (
-        f"golden game {name} changed. If the change is intended, run `{REGEN}` and review the diff.\n"
+        f"golden game {name} changed. If the change is intended, run `{regen}` and review the diff.\n"
         + "\n".join(lines[:limit])
         + more
     )

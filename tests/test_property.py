@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from dorf.area import Placement, PlayArea
 from dorf.coop import CoopGame, CoopState
 from dorf.hexgrid import Hex, cell_of
-from dorf.scoring import score_coop
-from dorf.tasks import TaskSpec
+from dorf.scoring import score_coop, score_duel, score_head_to_head
+from dorf.tasks import DOUBLE_PAIRS, TaskSpec
 from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet
-from reference import TASK_LETTERS, RefBoard, RefTile
+from reference import TASK_LETTERS, RefBoard, RefTask, RefTile, task_letters
 
 SETTINGS: dict[str, Any] = {
     "deadline": None,
@@ -52,7 +52,9 @@ def reference_groups(ref: RefBoard) -> list[tuple[Any, ...]]:
     out = []
     for g in ref.groups():
         tasks = frozenset(
-            t.at for t in ref.task_tiles if t.task and (t.at, TASK_LETTERS[t.task[0]]) in g.nodes
+            t.at
+            for t in ref.task_tiles
+            if t.task and any((t.at, letter) in g.nodes for letter in task_letters(t.task))
         )
         out.append((g.letter, g.cells, g.size, g.open_edges, tasks))
     return sorted(out, key=lambda g: (g[0], sorted(g[1])))
@@ -74,8 +76,10 @@ def engine_legal(area: PlayArea, face: str, task: TaskSpec | None) -> set[tuple[
     return {(p.at, p.rot) for p in placements}
 
 
-def ref_task(task: TaskSpec | None) -> tuple[str, int] | None:
-    return None if task is None else (task.type, task.value)
+def ref_task(task: TaskSpec | None) -> RefTask | None:
+    if task is None:
+        return None
+    return (task.type, task.value, task.types) if task.types else (task.type, task.value)
 
 
 def engine_figures(area: PlayArea) -> tuple[Any, ...]:
@@ -89,8 +93,11 @@ def engine_figures(area: PlayArea) -> tuple[Any, ...]:
         engine_tasks(area),
         area.longest_river,
         area.longest_track,
+        (area.lakes, area.mountains),
         frozenset(frontier),
         score_coop(area).as_json(),
+        score_duel(area).as_json(),
+        score_head_to_head(area).as_json(),
     )
 
 
@@ -102,8 +109,11 @@ def reference_figures(ref: RefBoard) -> tuple[Any, ...]:
         reference_tasks(ref),
         ref.longest("R"),
         ref.longest("T"),
+        (ref.pairs("L"), ref.pairs("P")),
         frozenset(ref.frontier()),
         ref.score(),
+        ref.score("duel"),
+        ref.score("head-to-head"),
     )
 
 
@@ -202,7 +212,7 @@ def check_reveals(state: CoopState, ref: RefBoard, first_new: int) -> None:
 def ref_tile_of(state: CoopState) -> RefTile:
     """The reference's copy of the tile just placed in a coop game."""
     placed = state.area.placed[-1]
-    task = None if placed.task is None else (placed.task.type, placed.task.value)
+    task = None if placed.task is None else ref_task(placed.task.spec)
     return RefTile(placed.face, placed.at, placed.rot, placed.flag, task)
 
 
@@ -334,14 +344,32 @@ def test_undo_of_nothing_raises() -> None:
 PALETTES = ("FGVMRT", "FGV", "FFFFGM", "GGVVVM", "FFFFFR", "VVVVVT", "RRMMFF", "TTRRGV", "FGVMMM")
 
 
+#: Head to Head letter pools: lakes, mountains and rivers that must meet their kind.
+HEAD_TO_HEAD_PALETTES = ("FGVMLP", "LLPPMF", "FFGGLR", "PPMMVV", "LPRMFG", "LLLFFF")
+
+
 @st.composite
-def random_tiles(draw: st.DrawFn, palette: str) -> tuple[str, str | None, TaskSpec | None]:
-    """A face of six letters from ``palette``, maybe a flag, maybe a task with any small value."""
+def random_tiles(
+    draw: st.DrawFn, palette: str, mode: str = "coop"
+) -> tuple[str, str | None, TaskSpec | None]:
+    """A face of six letters from ``palette``, maybe a flag, maybe a task with any small value.
+
+    In ``head-to-head`` some tiles are multicoloured flag tiles (one X edge, no
+    territory); in the ``duel`` tasks may be connection or double tasks.
+    """
+    if mode == "head-to-head" and draw(st.integers(0, 4)) == 0:
+        rest = "".join(draw(st.lists(st.sampled_from("MMRLP"), min_size=5, max_size=5)))
+        return "X" + rest, None, None
     face = "".join(draw(st.lists(st.sampled_from(palette), min_size=6, max_size=6)))
     territories = sorted(set(face) & set("FGV"))
     flag = draw(st.none() | st.sampled_from(territories)) if territories else None
     kinds = [kind for kind, letter in TASK_LETTERS.items() if letter in face]
     task = None
+    if mode == "duel" and draw(st.integers(0, 3)) == 0:
+        pairs = [p for p in DOUBLE_PAIRS if all(TASK_LETTERS[t] in face for t in p)]
+        if pairs and draw(st.booleans()):
+            return face, flag, TaskSpec("double", draw(st.integers(1, 8)), draw(st.sampled_from(pairs)))
+        return face, flag, TaskSpec("connection", draw(st.integers(0, 6)))
     if kinds and draw(st.integers(0, 3)) == 0:
         task = TaskSpec(draw(st.sampled_from(kinds)), draw(st.integers(1, 8)))
     return face, flag, task
@@ -358,8 +386,10 @@ def area_snapshot(area: PlayArea, face: str, task: TaskSpec | None) -> tuple[Any
         sorted(area.legal_moves(face, task)),
         frozenset(area.frontier()),
         score_coop(area).as_json(),
+        score_head_to_head(area).as_json(),
         area.longest_river,
         area.longest_track,
+        (area.lakes, area.mountains),
         len(area),
     )
 
@@ -368,13 +398,31 @@ def area_snapshot(area: PlayArea, face: str, task: TaskSpec | None) -> tuple[Any
 @given(data=st.data())
 def test_random_faces_match_reference(data: st.DataObject) -> None:
     """Random boards of random faces, flags and tasks: merging, closing, many tasks per group."""
-    palette = data.draw(st.sampled_from(PALETTES), label="palette")
+    check_random_board(data, data.draw(st.sampled_from(PALETTES), label="palette"), "coop")
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(data=st.data())
+def test_head_to_head_faces_match_reference(data: st.DataObject) -> None:
+    """Random boards with lakes, mountains and multicoloured flag edges (rules 19 and 20)."""
+    palette = data.draw(st.sampled_from(HEAD_TO_HEAD_PALETTES), label="palette")
+    check_random_board(data, palette, "head-to-head")
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(data=st.data())
+def test_duel_faces_match_reference(data: st.DataObject) -> None:
+    """Random boards with connection and double tasks (rules 25 and 26)."""
+    check_random_board(data, data.draw(st.sampled_from(PALETTES), label="palette"), "duel")
+
+
+def check_random_board(data: st.DataObject, palette: str, mode: str) -> None:
     count = data.draw(st.integers(1, 45), label="tiles")
     area = PlayArea()
     ref = RefBoard()
     figures = [reference_figures(ref)]
     for _ in range(count):
-        face, flag, task = data.draw(random_tiles(palette), label="tile")
+        face, flag, task = data.draw(random_tiles(palette, mode), label="tile")
         legal = check_legal(area, ref, face, task)
         if not legal:
             continue
@@ -396,6 +444,10 @@ def test_random_faces_match_reference(data: st.DataObject) -> None:
         event("a group of 3+ tiles closed")
     if any(ref.score()["flags"].values()):
         event("a flag scored")
+    if ref.score("head-to-head")["flags"]:
+        event("a multicoloured flag scored")
+    if ref.pairs("L") + ref.pairs("P"):
+        event("a lake or mountain formed")
     # Unwind completely: every intermediate state comes back, down to the empty area.
     figures.pop()
     while figures:

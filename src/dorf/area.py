@@ -29,7 +29,7 @@ from itertools import product
 from typing import NamedTuple
 
 from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
-from dorf.tasks import FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
+from dorf.tasks import COMPLETED, CONNECTION, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
 from dorf.terrain import (
     AREA_INDEX,
     AREA_LETTERS,
@@ -46,6 +46,9 @@ _SLOT = 3  # bits per direction in a constraint key
 _NODE = 8  # node = cell * _NODE + area index
 RIVER = AREA_INDEX["R"]
 TRACK = AREA_INDEX["T"]
+FLAG_EDGE = AREA_INDEX["X"]
+LAKE = AREA_INDEX["L"]
+MOUNTAIN = AREA_INDEX["P"]
 
 
 class IllegalPlacement(ValueError):
@@ -118,11 +121,13 @@ class _Oriented(NamedTuple):
     areas: tuple[tuple[int, str, tuple[int, ...]], ...]
     #: Per direction: (cell delta, facing edge index, own letter, own area index
     #: or -1, what the edge adds to the key of an empty neighbour there, whether
-    #: the own edge must meet its kind).
-    sides: tuple[tuple[int, int, str, int, int, bool], ...]
+    #: the own edge must meet its kind, whether it is a lake or mountain half).
+    sides: tuple[tuple[int, int, str, int, int, bool, bool], ...]
 
 
 _ORIENTED: dict[str, _Oriented] = {}
+#: Edges whose meetings are counted: each L-L or P-P pair is a lake or mountain (rule 20).
+_PAIRED = "LP"
 
 
 def _oriented(edges: str) -> _Oriented:
@@ -132,7 +137,15 @@ def _oriented(edges: str) -> _Oriented:
         found = tuple((AREA_INDEX[letter], letter, dirs) for letter, dirs in areas(edges))
         contributions = tuple(MATCH_CODE[e] << (_SLOT * OPPOSITE[d]) for d, e in enumerate(edges))
         sides = tuple(
-            (CELL_DELTAS[d], OPPOSITE[d], e, AREA_INDEX.get(e, -1), contributions[d], e in MUST_MEET)
+            (
+                CELL_DELTAS[d],
+                OPPOSITE[d],
+                e,
+                AREA_INDEX.get(e, -1),
+                contributions[d],
+                e in MUST_MEET,
+                e in _PAIRED,
+            )
             for d, e in enumerate(edges)
         )
         info = _ORIENTED[edges] = _Oriented(edges, sig, found, sides)
@@ -196,6 +209,33 @@ def _is_plain(face: str) -> bool:
     return not any(letter in MUST_MEET for letter in face)
 
 
+#: Per direction: the cell delta to the neighbour and the index of its edge facing back.
+_FACING = tuple((CELL_DELTAS[d], OPPOSITE[d]) for d in range(6))
+
+_CONTACTS: dict[tuple[str, str], tuple[int, int]] = {}
+
+
+def contact_counts(edges: str, around: str) -> tuple[int, int]:
+    """Edges of an oriented tile that join what they face, and edges that face another terrain,
+    given the letters around it (``.`` for no tile): see :meth:`PlayArea.contacts`."""
+    found = _CONTACTS.get((edges, around))
+    if found is None:
+        same = other = 0
+        for mine, theirs in zip(edges, around, strict=True):
+            if theirs == ".":
+                continue
+            if (
+                theirs == mine
+                or (mine == "X" and theirs in TERRITORY_LETTERS)
+                or (theirs == "X" and mine in TERRITORY_LETTERS)
+            ):
+                same += mine != "M"
+            else:
+                other += 1
+        found = _CONTACTS[(edges, around)] = (same, other)
+    return found
+
+
 _PLACEMENTS: dict[int, tuple[Placement, ...]] = {}
 
 
@@ -208,7 +248,7 @@ def _placements_at(cell: int) -> tuple[Placement, ...]:
 
 
 def placements_of(moves: list[tuple[int, int]]) -> list[Placement]:
-    """Moves as sorted :class:`Placement` values (by cell, then rotation)."""
+    """Moves as sorted :class:`Placement` values: by cell (row ``r``, then ``q``), then rotation."""
     return [_placements_at(c)[k] for c, k in sorted(moves)]
 
 
@@ -230,11 +270,16 @@ class PlayArea:
         self._open: dict[int, int] = {}
         self._tasks_at: dict[int, tuple[Task, ...]] = {}
         self._longest = [0] * len(AREA_LETTERS)
+        #: Per area index, how many pairs of its edges meet (lakes, mountains).
+        self._pairs = [0] * len(AREA_LETTERS)
+        #: Connection tasks (the Duel) by cell: they watch neighbours, not a group.
+        self._connections: dict[int, Task] = {}
         # Journal entries, undone in reverse by pop():
         #   (0, cell, old key or -1, was plain)   a frontier cell changed
         #   (1, root, old size, old open edges)   a group's figures changed
         #   (2, node, 0, 0)                       a root was joined under another
         #   (3, area index, old longest, 0)       a longest network grew
+        #   (4, area index, old pairs, 0)         two lake or mountain halves met
         self._journal: list[tuple[int, int, int, int | bool]] = []
         self._task_journal: list[tuple[Task, TaskStatus]] = []
         self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
@@ -277,6 +322,39 @@ class PlayArea:
     def longest_track(self) -> int:
         return self._longest[TRACK]
 
+    @property
+    def mountains(self) -> int:
+        """Completed mountains: pairs of mountain (P) edges that meet."""
+        return self._pairs[MOUNTAIN]
+
+    @property
+    def lakes(self) -> int:
+        """Completed lakes: pairs of lake (L) edges that meet."""
+        return self._pairs[LAKE]
+
+    def figures(self, cell: int, letter: str) -> tuple[int, int]:
+        """Size and open edges of the group through the ``letter`` area at ``cell`` (fast; no Group)."""
+        root = self._find(cell * _NODE + AREA_INDEX[letter])
+        return self._size[root], self._open[root]
+
+    def contacts(self, face: str, cell: int, k: int) -> tuple[int, int]:
+        """For ``face`` turned ``k`` at empty ``cell``: how many of its edges would meet an edge that
+        joins them (same terrain, or a flag edge and a territory) and how many would meet another
+        terrain (a territory edge against meadow or a different territory)."""
+        return contact_counts(rotate(face, k), self.surroundings(cell))
+
+    def surroundings(self, cell: int) -> str:
+        """Per direction, the letter of the edge facing ``cell`` (``.`` where no tile is)."""
+        board = self._board
+        return "".join(
+            "." if (near := board[cell + delta]) is None else near[facing] for delta, facing in _FACING
+        )
+
+    def neighbours(self, at: Hex) -> int:
+        """How many tiles touch the cell ``at``."""
+        cell = cell_of(*at)
+        return sum(1 for delta in CELL_DELTAS if self._board[cell + delta] is not None)
+
     def active_tasks(self) -> list[Task]:
         return [t for t in self.tasks if t.status is OPEN]
 
@@ -306,10 +384,11 @@ class PlayArea:
 
     def _describe(self, root: int) -> Group:
         index = root % _NODE
+        nodes = (index,) if index == FLAG_EDGE else (index, FLAG_EDGE)
         members = [
             hex_of(c)
             for c in self._cells
-            if (c * _NODE + index) in self._parent and self._find(c * _NODE + index) == root
+            if any((c * _NODE + i) in self._parent and self._find(c * _NODE + i) == root for i in nodes)
         ]
         return Group(
             AREA_LETTERS[root % _NODE],
@@ -365,7 +444,10 @@ class PlayArea:
         alone, open if one of those edges faces an empty cell; only the other
         moves need the neighbouring groups.
         """
+        if len(task.letters) != 1:
+            return [(cell, k) for cell, k in moves if self._task_possible(cell, face, k, task)]
         letter = task.letter
+        joining = letter + "X" if letter in TERRITORY_LETTERS else letter
         letter_masks = _letter_masks(face, letter)
         alone_ok = (judge(1, 1, task.value) is not FAILED, judge(1, 0, task.value) is not FAILED)
         board = self._board
@@ -380,7 +462,7 @@ class PlayArea:
                     other = board[cell + CELL_DELTAS[d]]
                     if other is None:
                         empty |= 1 << d
-                    elif other[OPPOSITE[d]] == letter:
+                    elif other[OPPOSITE[d]] in joining:
                         joins |= 1 << d
             mask = letter_masks[k]
             if mask & joins:
@@ -413,8 +495,14 @@ class PlayArea:
             return str(exc)
         if not on_grid(cell):
             return f"[{at.q}, {at.r}] is too far from the origin"
-        if task is not None and task.letter not in face:
-            return f"a {task.type} task needs a {task.type} on its tile"
+        if task is not None:
+            try:
+                task.check()
+            except ValueError as exc:
+                return str(exc)
+            missing = [TERRAIN_NAMES[letter] for letter in task.letters if letter not in face]
+            if missing:
+                return f"a {task.name} task needs {' and '.join(missing)} on its tile"
         if not self._cells:
             if at != Hex(0, 0):
                 return "the first tile goes at [0, 0]"
@@ -434,45 +522,70 @@ class PlayArea:
                         f"its {TERRAIN_NAMES[mine]} edge would face a {TERRAIN_NAMES[theirs]} edge "
                         f"(rivers, tracks, lakes and mountains must meet their own kind)"
                     )
-        if task is not None:
-            size, open_edges = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
-            if size > task.value:
-                return f"its {task.type} would already have {size} tiles, more than {task.value}"
-            if judge(size, open_edges, task.value) is FAILED:
-                return f"it would close its {task.type} at {size} tiles, fewer than {task.value}"
+        if task is not None and not self._task_possible(cell, face, k, task):
+            return self._why_impossible(cell, face, k, task)
         return None
 
+    def _why_impossible(self, cell: int, face: str, k: int, task: TaskSpec) -> str:
+        if task.type == CONNECTION:
+            count = self._neighbour_count(cell)
+            return f"{count} tiles would already touch its connection task, more than {task.value}"
+        reasons = []
+        for letter in task.letters:
+            size, _ = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[letter])
+            name = TERRAIN_NAMES[letter]
+            if size > task.value:
+                reasons.append(f"its {name} would already have {size} tiles, more than {task.value}")
+            else:
+                reasons.append(f"it would close its {name} at {size} tiles, fewer than {task.value}")
+        return " and ".join(reasons)
+
     def _task_possible(self, cell: int, face: str, k: int, task: TaskSpec | None) -> bool:
+        """Whether a new task would still be possible after this placement (rule 5)."""
         if task is None:
             return True
-        size, open_edges = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[task.letter])
-        return judge(size, open_edges, task.value) is not FAILED
+        if task.type == CONNECTION:
+            return self._neighbour_count(cell) <= task.value
+        info = _oriented(rotate(face, k))
+        for letter in task.letters:
+            size, open_edges = self._area_after(cell, info, AREA_INDEX[letter])
+            if judge(size, open_edges, task.value) is not FAILED:
+                return True
+        return False
+
+    def _neighbour_count(self, cell: int) -> int:
+        board = self._board
+        return sum(1 for delta in CELL_DELTAS if board[cell + delta] is not None)
 
     def _area_after(self, cell: int, info: _Oriented, index: int) -> tuple[int, int]:
-        """Size and open edges the ``index`` area of a tile at ``cell`` would have."""
+        """Size and open edges the ``index`` area of a tile at ``cell`` would have.
+
+        A territory also joins the groups of multicoloured flag edges it meets.
+        """
         letter = AREA_LETTERS[index]
+        joining = letter + "X" if letter in TERRITORY_LETTERS else letter
         board = self._board
         size = 1
         open_edges = 0
         roots: list[int] = []
-        for delta, facing, _, own, _, _ in info.sides:
+        for delta, facing, _, own, _, _, _ in info.sides:
             other = board[cell + delta]
             if other is None:
                 if own == index:
                     open_edges += 1
-            elif own == index and other[facing] == letter:
-                root = self._find((cell + delta) * _NODE + index)
+            elif own == index and other[facing] in joining:
+                root = self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]])
                 if root not in roots:
                     roots.append(root)
                     size += self._size[root]
                     open_edges += self._open[root]
         if roots:
-            for delta, facing, _, _, _, _ in info.sides:
+            for delta, facing, _, _, _, _, _ in info.sides:
                 other = board[cell + delta]
                 if (
                     other is not None
-                    and other[facing] == letter
-                    and self._find((cell + delta) * _NODE + index) in roots
+                    and other[facing] in joining
+                    and self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]]) in roots
                 ):
                     open_edges -= 1
         return size, open_edges
@@ -484,7 +597,7 @@ class PlayArea:
     ) -> None:
         """Place a tile after checking every rule; raises :class:`IllegalPlacement`."""
         reason = self.why_illegal(face, placement, task)
-        if reason is None and flag is not None and (flag not in TERRITORY_LETTERS or flag not in face):
+        if reason is None and flag is not None and (flag not in TERRITORY_LETTERS + "X" or flag not in face):
             reason = f"its flag names {TERRAIN_NAMES.get(flag, flag)}, which is not a territory on the tile"
         if reason is not None:
             raise IllegalPlacement(reason)
@@ -527,7 +640,7 @@ class PlayArea:
         touched: list[int] = []
         joins: list[tuple[int, int]] = []
         area_index = AREA_INDEX
-        for delta, facing, mine, own, contribution, must in info.sides:
+        for delta, facing, mine, own, contribution, must, paired in info.sides:
             near = cell + delta
             other = board[near]
             if other is None:
@@ -553,13 +666,23 @@ class PlayArea:
             opened[root] -= 1
             touched.append(root)
             if mine == theirs:
-                joins.append((base + index, root))
+                if paired:
+                    log((4, index, self._pairs[index], 0))
+                    self._pairs[index] += 1
+                if mine != "X":
+                    joins.append((base + index, root))
+            elif mine == "X" or theirs == "X":
+                # A multicoloured flag edge joins the territory it meets (rule 19).
+                if theirs in TERRITORY_LETTERS:
+                    joins.append((base + FLAG_EDGE, root))
+                elif mine in TERRITORY_LETTERS:
+                    joins.append((base + own, root))
         for a, b in joins:
             ra = find(a)
             rb = find(b)
             if ra == rb:
                 continue
-            if size[ra] < size[rb]:
+            if size[ra] < size[rb] or ra % _NODE == FLAG_EDGE:
                 ra, rb = rb, ra
             log((1, ra, size[ra], opened[ra]))
             log((2, rb, 0, 0))
@@ -573,8 +696,11 @@ class PlayArea:
         new_task: Task | None = None
         if task is not None:
             new_task = Task(cell, task)
-            root = find(base + AREA_INDEX[task.letter])
-            self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
+            if task.type == CONNECTION:
+                self._connections[cell] = new_task
+            for letter in task.letters:
+                root = find(base + AREA_INDEX[letter])
+                self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
             self.tasks.append(new_task)
             self.active_count += 1
         # Judge the tasks of every group this placement grew or covered.
@@ -590,13 +716,41 @@ class PlayArea:
             if root in tasks_at:
                 for t in tasks_at[root]:
                     if t.status is OPEN:
-                        status = judge(size[root], opened[root], t.spec.value)
+                        if t.spec.types:
+                            status = self._judge_double(t)
+                        else:
+                            status = judge(size[root], opened[root], t.spec.value)
                         if status is not OPEN:
                             self._task_journal.append((t, OPEN))
                             t.status = status
                             self.active_count -= 1
+        if self._connections:
+            self._judge_connections(cell)
         self._cells.append(cell)
         self.placed.append(PlacedTile(face, hex_of(cell), k, flag, new_task))
+
+    def _judge_double(self, task: Task) -> TaskStatus:
+        """Completed when either territory is exactly the value; failed when both are impossible."""
+        failed = 0
+        for letter in task.spec.letters:
+            root = self._find(task.cell * _NODE + AREA_INDEX[letter])
+            status = judge(self._size[root], self._open[root], task.spec.value)
+            if status is COMPLETED:
+                return COMPLETED
+            failed += status is FAILED
+        return FAILED if failed == 2 else OPEN
+
+    def _judge_connections(self, cell: int) -> None:
+        """Complete the open connection tasks at ``cell`` and around it that now have their count."""
+        board = self._board
+        for near in (cell, *(cell + delta for delta in CELL_DELTAS)):
+            t = self._connections.get(near)
+            if t is not None and t.status is OPEN:
+                count = sum(1 for delta in CELL_DELTAS if board[near + delta] is not None)
+                if count == t.spec.value:
+                    self._task_journal.append((t, OPEN))
+                    t.status = COMPLETED
+                    self.active_count -= 1
 
     def _set_tasks(self, root: int, tasks: tuple[Task, ...]) -> None:
         old = self._tasks_at.get(root)
@@ -615,6 +769,8 @@ class PlayArea:
         self._cells.pop()
         if tile.task is not None:
             self.tasks.pop()
+            if tile.task.spec.type == CONNECTION:
+                del self._connections[cell_of(*tile.at)]
         for t, status in reversed(self._task_journal[task_mark:]):
             t.status = status
         self.active_count = sum(1 for t in self.tasks if t.status is OPEN)
@@ -641,8 +797,10 @@ class PlayArea:
                 self._open[a] = c
             elif op == 2:
                 self._parent[a] = a
-            else:
+            elif op == 3:
                 self._longest[a] = b
+            else:
+                self._pairs[a] = b
         del journal[mark:]
         cell = cell_of(*tile.at)
         base = cell * _NODE

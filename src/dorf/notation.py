@@ -19,16 +19,25 @@ from dorf.area import IllegalPlacement, Placement, PlayArea
 from dorf.hexgrid import Hex
 from dorf.tasks import TaskSpec
 from dorf.terrain import LETTER_OF_NAME, TERRAIN_NAMES
+from dorf.tiles import check_face
 
 FORMAT = "dorf-board/1"
 MODES = ("coop", "duel", "head-to-head")
-SUPPORTED_MODES = ("coop",)
+SUPPORTED_MODES = MODES
 
 #: Edge letters each mode's tiles may show.
 MODE_LETTERS = {"coop": "FGVMRT", "duel": "FGVMRT", "head-to-head": "FGVMRLPX"}
 #: Task types and marker values each mode allows.
 MODE_TASKS: dict[str, dict[str, tuple[int, ...]]] = {
     "coop": {t: (4, 5, 6) for t in ("forest", "grain", "village", "river", "track")},
+    "duel": {
+        **{t: (3, 4, 5, 6) for t in ("forest", "grain", "village", "river", "track", "connection")},
+        "double": (6,),
+    },
+    "head-to-head": {
+        **{t: (3, 4, 5, 6, 7) for t in ("forest", "grain", "village")},
+        "river": (3, 4, 5, 6),
+    },
 }
 _FIELDS = {"tile", "at", "rot", "flag", "task"}
 
@@ -55,7 +64,7 @@ def parse_task(raw: Any, mode: str) -> TaskSpec:
     """Read a ``{"type": T, "value": N}`` task of the mode, or raise ValueError."""
     if not isinstance(raw, dict):
         raise ValueError('task must be an object like {"type": "forest", "value": 5}')
-    unknown = set(raw) - {"type", "value"}
+    unknown = set(raw) - {"type", "value", "types"}
     if unknown:
         raise ValueError(f"task has unknown field {sorted(unknown)[0]!r}")
     for key in ("type", "value"):
@@ -67,8 +76,17 @@ def parse_task(raw: Any, mode: str) -> TaskSpec:
         raise ValueError(f"task type {kind!r} is not one of {', '.join(allowed)}")
     if not is_int(value) or value not in allowed[kind]:
         values = allowed[kind]
-        raise ValueError(f"task value {value!r} is not a {mode} marker ({values[0]} to {values[-1]})")
-    return TaskSpec(kind, value)
+        span = f"{values[0]} to {values[-1]}" if len(values) > 1 else str(values[0])
+        raise ValueError(f"task value {value!r} is not a {mode} {kind} marker ({span})")
+    types: tuple[str, ...] = ()
+    if kind == "double":
+        raw_types = raw.get("types")
+        if not (isinstance(raw_types, list) and all(isinstance(t, str) for t in raw_types)):
+            raise ValueError('a double task needs "types": two of forest, grain, village')
+        types = tuple(raw_types)
+    elif "types" in raw:
+        raise ValueError(f"a {kind} task has no types field")
+    return TaskSpec(kind, value, types).check()
 
 
 def parse_placement(raw: Any, mode: str) -> tuple[str, Placement, str | None, TaskSpec | None]:
@@ -85,6 +103,7 @@ def parse_placement(raw: Any, mode: str) -> tuple[str, Placement, str | None, Ta
     letters = MODE_LETTERS[mode]
     if not isinstance(face, str) or len(face) != 6 or any(c not in letters for c in face):
         raise ValueError(f"tile {face!r} is not six edge letters of {letters}")
+    check_face(face)
     placement = parse_at_rot(raw["at"], raw["rot"])
     flag = None
     if "flag" in raw:
@@ -97,8 +116,10 @@ def parse_placement(raw: Any, mode: str) -> tuple[str, Placement, str | None, Ta
         if flag not in face:
             raise ValueError(f"flag {name} is not on tile {face}")
     task = parse_task(raw["task"], mode) if "task" in raw else None
-    if task is not None and task.letter not in face:
-        raise ValueError(f"a {task.type} task needs a {TERRAIN_NAMES[task.letter]} edge on tile {face}")
+    if task is not None:
+        missing = [TERRAIN_NAMES[letter] for letter in task.letters if letter not in face]
+        if missing:
+            raise ValueError(f"a {task.name} task needs {' and '.join(missing)} edges on tile {face}")
     return face, placement, flag, task
 
 
@@ -143,12 +164,20 @@ def board_document(area: PlayArea, mode: str = "coop") -> dict[str, Any]:
     out = []
     for tile in area.placed:
         entry: dict[str, Any] = {"tile": tile.face, "at": [tile.at.q, tile.at.r], "rot": tile.rot}
-        if tile.flag:
+        if tile.flag and mode != "head-to-head":
             entry["flag"] = TERRAIN_NAMES[tile.flag]
         if tile.task is not None:
-            entry["task"] = {"type": tile.task.type, "value": tile.task.value}
+            entry["task"] = task_document(tile.task.spec)
         out.append(entry)
     return {"format": FORMAT, "mode": mode, "placements": out}
+
+
+def task_document(task: TaskSpec) -> dict[str, Any]:
+    """A task as board files and records write it."""
+    out: dict[str, Any] = {"type": task.type, "value": task.value}
+    if task.types:
+        out["types"] = list(task.types)
+    return out
 
 
 def write_board(area: PlayArea, mode: str = "coop") -> str:

@@ -1,9 +1,14 @@
 """Game records (``dorf-record/1``): seed, players and every decision, replayed exactly.
 
 A record holds what determines a game (format, mode, tile set, seed, players,
-the placements in order) and, for people reading it, each placement's tile and
+the decisions in order) and, for people reading it, each placement's tile and
 the final score.  Replaying checks that each recorded tile is the one the seed
 reveals, so a record from another version or tile set is caught.
+
+Modes: ``coop`` (placements), ``duel`` (both players' placements of each
+revealed tile, in the order they were made, each with its player),
+``head-to-head`` (the draft's picks, then both players' placements in the
+order they were made, each with its player).
 
 >>> from dorf.coop import CoopGame
 >>> state = CoopGame(seed=3).new_state()
@@ -20,33 +25,48 @@ from typing import Any
 
 from dorf.area import IllegalPlacement, Placement
 from dorf.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.notation import is_int, parse_at_rot
+from dorf.duel import DuelGame, DuelState
+from dorf.headtohead import HeadToHeadGame, HeadToHeadState, Pick
+from dorf.notation import is_int, parse_at_rot, task_document
+from dorf.seat import Revealed, Turn
 from dorf.tiles import TileSetError, load_tileset
 
 FORMAT = "dorf-record/1"
+RECORD_MODES = ("coop", "duel", "head-to-head")
+#: A game any record mode can hold.
+GameState = CoopState | DuelState | HeadToHeadState
 
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay; the message is one line."""
 
 
-def record_of(state: CoopState, names: list[str] | None = None) -> dict[str, Any]:
+def _placement_entry(turn: Turn) -> dict[str, Any]:
+    assert turn.placement is not None
+    return _entry(turn.number, turn.player, turn.revealed, turn.placement)
+
+
+def _entry(number: int, player: int, revealed: Revealed, placement: Placement) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "turn": number,
+        "player": player,
+        "tile": revealed.tile.face,
+        "at": [placement.at.q, placement.at.r],
+        "rot": placement.rot,
+    }
+    if revealed.task is not None:
+        entry["task"] = task_document(revealed.task)
+    return entry
+
+
+def record_of(state: GameState, names: list[str] | None = None) -> dict[str, Any]:
     """The record of a game so far (finished or not)."""
+    if isinstance(state, HeadToHeadState):
+        return _head_to_head_record(state, names)
+    if isinstance(state, DuelState):
+        return _duel_record(state, names)
     game = state.game
-    decisions = []
-    for turn in state.turns:
-        if turn.placement is None:
-            continue
-        entry: dict[str, Any] = {
-            "turn": turn.number,
-            "player": turn.player,
-            "tile": turn.revealed.tile.face,
-            "at": [turn.placement.at.q, turn.placement.at.r],
-            "rot": turn.placement.rot,
-        }
-        if turn.revealed.task is not None:
-            entry["task"] = {"type": turn.revealed.task.type, "value": turn.revealed.task.value}
-        decisions.append(entry)
+    decisions = [_placement_entry(turn) for turn in state.turns if turn.placement is not None]
     record: dict[str, Any] = {
         "format": FORMAT,
         "mode": "coop",
@@ -62,7 +82,59 @@ def record_of(state: CoopState, names: list[str] | None = None) -> dict[str, Any
     return record
 
 
-def start_of(record: Any) -> CoopState:
+def _head_to_head_record(state: HeadToHeadState, names: list[str] | None) -> dict[str, Any]:
+    tiles = state.game.tileset.tiles
+    decisions: list[dict[str, Any]] = []
+    placed = [0, 0]
+    for player, decision in state.history:
+        if isinstance(decision, Pick):
+            decisions.append(
+                {"player": player, "pick": decision.tile_id, "tile": tiles[decision.tile_id].face}
+            )
+            continue
+        assert state.seats is not None
+        turns = [t for t in state.seats[player].turns if t.placement is not None]
+        decisions.append(_placement_entry(turns[placed[player]]))
+        placed[player] += 1
+    seats = state.seats or ()
+    aside = [[p, t.number] for p, seat in enumerate(seats) for t in seat.turns if t.set_aside]
+    return _two_player_record(state, names, decisions, aside)
+
+
+def _duel_record(state: DuelState, names: list[str] | None) -> dict[str, Any]:
+    decisions = []
+    for index, player in state.history:
+        turn = state.turns[index]
+        placement = turn.placements[player]
+        assert placement is not None
+        decisions.append(_entry(turn.number, player, turn.revealed, placement))
+    aside = [[p, t.number] for t in state.turns for p in (0, 1) if t.set_aside[p]]
+    return _two_player_record(state, names, decisions, aside)
+
+
+def _two_player_record(
+    state: DuelState | HeadToHeadState,
+    names: list[str] | None,
+    decisions: list[dict[str, Any]],
+    set_aside: list[list[int]],
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "format": FORMAT,
+        "mode": "duel" if isinstance(state, DuelState) else "head-to-head",
+        "tileset": state.game.tileset.name,
+        "seed": state.game.seed,
+        "players": names or ["Player 1", "Player 2"],
+        "decisions": decisions,
+        "set_aside": set_aside,
+        "finished": state.is_over,
+    }
+    if state.is_over:
+        record["score"] = [pad.as_json() for pad in state.scores()]
+        record["winner"] = state.winner()
+    return record
+
+
+def start_of(record: Any) -> GameState:
     """A fresh state for a record's game, before any decision."""
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
@@ -71,10 +143,14 @@ def start_of(record: Any) -> CoopState:
             raise RecordError(f"missing field {key!r}")
     if record["format"] != FORMAT:
         raise RecordError(f"format {record['format']!r} is not {FORMAT!r}")
-    if record["mode"] != "coop":
-        raise RecordError(f"mode {record['mode']!r} is not supported by this version of dorf yet")
+    mode = record["mode"]
+    if mode not in RECORD_MODES:
+        raise RecordError(f"mode {mode!r} is not supported by this version of dorf yet")
     players = record["players"]
-    if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
+    if mode in ("duel", "head-to-head"):
+        if not isinstance(players, list) or len(players) != 2:
+            raise RecordError("players must be a list of 2 names")
+    elif not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
         raise RecordError(f"players must be a list of 1 to {MAX_PLAYERS} names")
     if not is_int(record["seed"]):
         raise RecordError("seed must be an integer")
@@ -84,7 +160,14 @@ def start_of(record: Any) -> CoopState:
         tileset = load_tileset(record["tileset"])
     except TileSetError as exc:
         raise RecordError(str(exc)) from None
-    return CoopGame(seed=record["seed"], players=len(players), tileset=tileset).new_state()
+    try:
+        if mode == "head-to-head":
+            return HeadToHeadGame(seed=record["seed"], tileset=tileset).new_state()
+        if mode == "duel":
+            return DuelGame(seed=record["seed"], tileset=tileset).new_state()
+        return CoopGame(seed=record["seed"], players=len(players), tileset=tileset).new_state()
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def decision_of(raw: Any) -> tuple[str | None, Placement]:
@@ -98,8 +181,11 @@ def decision_of(raw: Any) -> tuple[str | None, Placement]:
     return tile, placement
 
 
-def apply_decision(state: CoopState, number: int, raw: Any) -> None:
+def apply_decision(state: GameState, number: int, raw: Any) -> None:
     """Play recorded decision ``number`` (1-based) on ``state``; RecordError if it does not fit."""
+    if not isinstance(state, CoopState):
+        _apply_two_player(state, number, raw)
+        return
     try:
         tile, placement = decision_of(raw)
         revealed = state.revealed
@@ -112,7 +198,40 @@ def apply_decision(state: CoopState, number: int, raw: Any) -> None:
         raise RecordError(f"decision {number}: {exc}") from None
 
 
-def replay_record(record: Any) -> CoopState:
+def _apply_two_player(state: DuelState | HeadToHeadState, number: int, raw: Any) -> None:
+    try:
+        if not isinstance(raw, dict):
+            raise ValueError("a decision must be a JSON object")
+        player = raw.get("player")
+        if player not in (0, 1) or not is_int(player):
+            raise ValueError("player must be 0 or 1")
+        tile = raw.get("tile")
+        if isinstance(state, DuelState):
+            tile, placement = decision_of(raw)
+            revealed = state.revealed
+            if revealed is not None and tile is not None and tile != revealed.tile.face:
+                raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
+            state.play(placement, player)
+            return
+        if "pick" in raw:
+            tile_id = raw["pick"]
+            if not is_int(tile_id):
+                raise ValueError("pick must be a tile number")
+            tiles = state.game.tileset.tiles
+            if tile is not None and 0 <= tile_id < len(tiles) and tile != tiles[tile_id].face:
+                raise ValueError(f"the record has tile {tile} but tile {tile_id} is {tiles[tile_id].face}")
+            state.apply(Pick(tile_id), player)
+            return
+        tile, placement = decision_of(raw)
+        revealed = state.revealed(player)
+        if revealed is not None and tile is not None and tile != revealed.tile.face:
+            raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
+        state.apply(placement, player)
+    except (IllegalPlacement, ValueError) as exc:
+        raise RecordError(f"decision {number}: {exc}") from None
+
+
+def replay_record(record: Any) -> GameState:
     """Replay a whole record; raises :class:`RecordError` at the first problem."""
     state = start_of(record)
     decisions = record["decisions"]
@@ -136,5 +255,5 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def save_record(state: CoopState, path: str | Path, names: list[str] | None = None) -> None:
+def save_record(state: GameState, path: str | Path, names: list[str] | None = None) -> None:
     Path(path).write_text(json.dumps(record_of(state, names), indent=1) + "\n", encoding="utf-8")

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from dorf.terrain import AREA_LETTERS, LETTER_OF_NAME, LETTERS, TASK_LETTER, TERRITORY_LETTERS
+from dorf.tasks import CONNECTION, DOUBLE, TaskSpec
+from dorf.terrain import AREA_LETTERS, LETTERS, TASK_LETTER, TERRITORY_LETTERS
 
 LANDSCAPE = "landscape"
 TASK = "task"
@@ -30,9 +31,24 @@ class TileSetError(ValueError):
 
 
 def check_face(face: str) -> str:
-    """Return ``face`` if it is six known edge letters, else raise ValueError."""
+    """Return ``face`` if it is six known edge letters, else raise ValueError.
+
+    A multicoloured flag tile (Head to Head) has one X edge and no forest,
+    grain or village edge, so the territory it joins is never in doubt.
+
+    >>> check_face("XMMPPM")
+    'XMMPPM'
+    >>> check_face("XFMMMM")
+    Traceback (most recent call last):
+    ...
+    ValueError: tile 'XFMMMM': a multicoloured flag tile has one X edge and no forest, grain or village edge
+    """
     if len(face) != 6 or any(letter not in LETTERS for letter in face):
         raise ValueError(f"tile {face!r} is not six edge letters of {LETTERS}")
+    if "X" in face and (face.count("X") > 1 or any(t in face for t in TERRITORY_LETTERS)):
+        raise ValueError(
+            f"tile {face!r}: a multicoloured flag tile has one X edge and no forest, grain or village edge"
+        )
     return face
 
 
@@ -72,9 +88,10 @@ def areas(face: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
 class Tile:
     """A physical tile of a box: its face and what is printed on it.
 
-    ``flag`` is the letter (F, G, V) of the area that carries a flag;
-    ``task`` the task type of a task tile; ``value`` a task value printed on
-    the tile (Head to Head), None where a marker is drawn instead.
+    ``flag`` is the letter (F, G, V) of the area that carries a flag, or X
+    for a multicoloured flag (Head to Head); ``task`` the task type of a task
+    tile; ``value`` a task value printed on the tile (Head to Head), None
+    where a marker is drawn instead.
     """
 
     kind: str
@@ -91,12 +108,16 @@ class Tile:
             raise TileSetError(f"tile {self.face}: flag {self.flag} is not on the tile")
         if (self.kind == TASK) != (self.task is not None):
             raise TileSetError(f"tile {self.face}: a task tile needs a task type, others none")
+        if self.flag == "X" and "X" not in self.face:
+            raise TileSetError(f"tile {self.face}: a multicoloured flag needs an X edge")
         if self.task is not None:
-            letter = TASK_LETTER.get(self.task)
-            if letter is None:
+            needed = _TASK_NEEDS.get(self.task)
+            if needed is None:
                 raise TileSetError(f"tile {self.face}: unknown task type {self.task!r}")
-            if letter not in self.face:
-                raise TileSetError(f"tile {self.face}: no {self.task} on a {self.task} task tile")
+            if any(letter not in self.face for letter in needed):
+                raise TileSetError(
+                    f"tile {self.face}: a {self.task} task tile needs {'/'.join(needed)} edges"
+                )
 
     @property
     def is_task(self) -> bool:
@@ -128,8 +149,8 @@ class Tile:
             extras[key] = val
         flag = None
         if "flag" in extras:
-            flag = LETTER_OF_NAME.get(extras["flag"])
-            if flag is None or flag not in TERRITORY_LETTERS:
+            flag = _FLAG_OF_NAME.get(extras["flag"])
+            if flag is None:
                 raise TileSetError(f"tile {face}: unknown flag {extras['flag']!r}")
         value = None
         if "value" in extras:
@@ -144,19 +165,25 @@ class Tile:
         return cls(kind or (TASK if task else LANDSCAPE), face, flag, task, value)
 
 
-_NAME_OF_LETTER = {"F": "forest", "G": "grain", "V": "village"}
+_NAME_OF_LETTER = {"F": "forest", "G": "grain", "V": "village", "X": "multicoloured"}
+_FLAG_OF_NAME = {name: letter for letter, name in _NAME_OF_LETTER.items()}
+#: The edge letters a task tile of each type must show.
+_TASK_NEEDS: dict[str, str] = {**TASK_LETTER, CONNECTION: "", DOUBLE: TERRITORY_LETTERS}
 
 
 @dataclass(frozen=True)
 class TileSet:
     """A box's tiles and task markers, read from a data file.
 
-    ``markers`` maps each task type to the values of its markers.
+    ``markers`` maps each task type to the values of its markers;
+    ``doubles`` lists the Double markers (the Duel) by the two territories
+    each names.
     """
 
     name: str
     tiles: tuple[Tile, ...]
     markers: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    doubles: tuple[tuple[str, str], ...] = ()
 
     @property
     def landscapes(self) -> tuple[Tile, ...]:
@@ -176,9 +203,11 @@ class TileSet:
     @classmethod
     def from_tsv(cls, name: str, text: str) -> TileSet:
         """Parse the tab-separated format: ``kind  edges  extras`` a line;
-        ``markers  TYPE  V,V,...`` lines give the task markers."""
+        ``markers  TYPE  V,V,...`` lines give the task markers, and
+        ``markers  double  forest/grain,...`` the Double markers."""
         tiles: list[Tile] = []
         markers: dict[str, tuple[int, ...]] = {}
+        doubles: list[tuple[str, str]] = []
         for number, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -186,9 +215,15 @@ class TileSet:
             cols = line.split("\t")
             try:
                 if cols[0] == "markers":
-                    if len(cols) != 3 or cols[1] not in TASK_LETTER:
+                    if len(cols) != 3 or cols[1] not in _TASK_NEEDS:
                         raise TileSetError("expected: markers TYPE VALUES")
-                    markers[cols[1]] = tuple(int(v) for v in cols[2].split(","))
+                    if cols[1] == DOUBLE:
+                        for pair in cols[2].split(","):
+                            first, _, second = pair.partition("/")
+                            TaskSpec(DOUBLE, 6, (first, second)).check()
+                            doubles.append((first, second))
+                    else:
+                        markers[cols[1]] = tuple(int(v) for v in cols[2].split(","))
                     continue
                 if cols[0] not in (LANDSCAPE, TASK) or len(cols) < 2:
                     raise TileSetError(f"unknown row kind {cols[0]!r}")
@@ -196,7 +231,7 @@ class TileSet:
                 tiles.append(Tile.from_text(f"{cols[1]} {extra}", kind=cols[0]))
             except ValueError as exc:
                 raise TileSetError(f"{name} line {number}: {exc}") from None
-        return cls(name, tuple(tiles), markers)
+        return cls(name, tuple(tiles), markers, tuple(doubles))
 
 
 def load_tileset(name: str = "base") -> TileSet:

@@ -1,0 +1,292 @@
+"""The Duel: one shuffled sequence of tiles and markers for two play areas.
+
+A :class:`DuelGame` is the description (tile set, seed); :meth:`DuelGame.new_state`
+gives the mutable :class:`DuelState`.
+
+- **Set-up** (rules notes 22 and 23): each player owns an identical set; one
+  seeded sequence stands for the face-down player's stacks, so both areas
+  receive the same tiles with the same markers in the same order.  Three
+  landscape tiles are removed unseen.
+- **Reveal** (rule 24): turns 1 to 3 a task tile; after that a task tile
+  whenever either area has fewer than 3 active tasks, else a landscape tile.
+  A task tile draws a marker of its type; a double task tile draws one of the
+  remaining Double markers at random (rule 26).
+- **Turns**: both players place the revealed tile, each in their own area, in
+  either order.  A player in whose area the tile fits nowhere sets it aside
+  (rule 10); the other still places it.
+- **End**: when a landscape tile must be revealed and none is left.  The
+  higher total wins; equal totals share the win (rule 27).
+
+>>> state = DuelGame(seed=2).new_state()
+>>> state.revealed.tile.is_task, state.to_move()
+(True, (0, 1))
+>>> state.play(state.legal_placements(0)[0], 0)
+>>> state.to_move()
+(1,)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from dorf.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.hexgrid import cell_of
+from dorf.scoring import DuelScorePad, score_duel
+from dorf.seat import (
+    ACTIVE_TASKS,
+    OPENING_TASK_TURNS,
+    IllegalDecision,
+    Revealed,
+    check_markers,
+    markers_unseen,
+    shuffle_stacks,
+    unseen_tiles,
+)
+from dorf.tasks import DOUBLE, Task, TaskSpec, TaskStatus
+from dorf.tiles import Tile, TileSet, load_tileset
+
+PLAYERS = 2
+
+
+@dataclass
+class DuelTurn:
+    """One turn: the tile both players receive and what each did with it."""
+
+    number: int
+    revealed: Revealed
+    placements: list[Placement | None] = field(default_factory=lambda: [None, None])
+    set_aside: list[bool] = field(default_factory=lambda: [False, False])
+    changes: list[tuple[tuple[Task, TaskStatus], ...]] = field(default_factory=lambda: [(), ()])
+
+    def waits_for(self, player: int) -> bool:
+        return self.placements[player] is None and not self.set_aside[player]
+
+
+@dataclass(frozen=True)
+class DuelView:
+    """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers."""
+
+    player: int
+    to_move: tuple[int, ...]
+    areas: tuple[PlayArea, PlayArea]
+    revealed: Revealed | None
+    turn: int
+    landscapes_left: int
+    task_tiles_left: int
+    unseen: tuple[Tile, ...]
+    markers_unseen: dict[str, tuple[int, ...]]
+    doubles_unseen: tuple[tuple[str, str], ...]
+
+    @property
+    def area(self) -> PlayArea:
+        return self.areas[self.player]
+
+    def legal_placements(self) -> list[Placement]:
+        if self.revealed is None or self.player not in self.to_move:
+            return []
+        return self.area.legal_placements(self.revealed.tile.face, self.revealed.task)
+
+    def legal_decisions(self) -> list[Placement]:
+        return self.legal_placements()
+
+
+@dataclass(frozen=True)
+class DuelGame:
+    """A Duel's description: ``DuelGame(seed=1)``."""
+
+    seed: int = 0
+    tileset: TileSet = field(default_factory=lambda: load_tileset("duel"))
+
+    def __post_init__(self) -> None:
+        check_markers(self.tileset)
+
+    def new_state(self) -> DuelState:
+        return DuelState(self)
+
+
+class DuelState:
+    """A Duel in progress."""
+
+    def __init__(self, game: DuelGame) -> None:
+        self.game = game
+        self.areas = (PlayArea(), PlayArea())
+        self.turns: list[DuelTurn] = []
+        #: Every placement in the order made: (turn index, player).
+        self.history: list[tuple[int, int]] = []
+        self._hidden = shuffle_stacks(game.tileset, game.seed)
+        self._moves: list[list[tuple[int, int]]] = [[], []]
+        self._reveal()
+
+    # --- what everyone sees -------------------------------------------------------
+
+    @property
+    def revealed(self) -> Revealed | None:
+        """The tile the players are placing, or None once the game is over."""
+        if self.turns and any(self.turns[-1].waits_for(p) for p in (0, 1)):
+            return self.turns[-1].revealed
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        return self.revealed is None
+
+    @property
+    def turn(self) -> int:
+        return len(self.turns)
+
+    def to_move(self) -> tuple[int, ...]:
+        """The players still to place the revealed tile."""
+        if not self.turns:
+            return ()
+        last = self.turns[-1]
+        return tuple(p for p in (0, 1) if last.waits_for(p))
+
+    @property
+    def player(self) -> int:
+        """The player to decide next when decisions are taken one at a time (-1 when over)."""
+        waiting = self.to_move()
+        return waiting[0] if waiting else -1
+
+    def landscapes_left(self) -> int:
+        return len(self._hidden.landscapes)
+
+    def task_tiles_left(self) -> int:
+        return len(self._hidden.tasks)
+
+    def legal_placements(self, player: int | None = None) -> list[Placement]:
+        """Every legal placement of the revealed tile in ``player``'s area, sorted."""
+        p = self.player if player is None else player
+        return placements_of(self._moves[p]) if p in self.to_move() else []
+
+    def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
+        p = self.player if player is None else player
+        return self._moves[p].copy() if p in self.to_move() else []
+
+    def why_illegal(self, placement: Placement, player: int | None = None) -> str | None:
+        revealed = self.revealed
+        if revealed is None:
+            return "the game is over"
+        p = self.player if player is None else player
+        if p not in (0, 1):
+            return f"there is no player {p + 1}"
+        if p not in self.to_move():
+            if self.turns[-1].set_aside[p]:
+                return (
+                    f"player {p + 1}'s tile was set aside (it fits nowhere in their area); "
+                    f"waiting for player {2 - p}"
+                )
+            return f"player {p + 1} has placed this tile; waiting for player {2 - p}"
+        return self.areas[p].why_illegal(revealed.tile.face, placement, revealed.task)
+
+    def scores(self) -> tuple[DuelScorePad, DuelScorePad]:
+        return score_duel(self.areas[0]), score_duel(self.areas[1])
+
+    def winner(self) -> int | None:
+        """The player with the higher total; None when the totals are equal (a shared win)."""
+        a, b = (pad.total for pad in self.scores())
+        if a == b:
+            return None
+        return 0 if a > b else 1
+
+    def view(self, player: int) -> DuelView:
+        unseen = unseen_tiles(self.game.tileset, (t.revealed.tile_id for t in self.turns))
+        drawn = [t.revealed.task for t in self.turns if t.revealed.task is not None]
+        markers = markers_unseen(self.game.tileset, (task for task in drawn if task.type != DOUBLE))
+        doubles = Counter(self.game.tileset.doubles)
+        doubles.subtract((task.types[0], task.types[1]) for task in drawn if task.type == DOUBLE)
+        return DuelView(
+            player,
+            self.to_move(),
+            self.areas,
+            self.revealed,
+            self.turn,
+            self.landscapes_left(),
+            self.task_tiles_left(),
+            unseen,
+            markers,
+            tuple(sorted(doubles.elements())),
+        )
+
+    # --- changing the game ----------------------------------------------------------
+
+    def play(self, placement: Placement, player: int | None = None) -> None:
+        """Place the revealed tile in ``player``'s area; raises IllegalPlacement or
+        IllegalDecision (nothing changed)."""
+        p = self.player if player is None else player
+        reason = self.why_illegal(placement, p)
+        if reason is not None:
+            if p in self.to_move():
+                raise IllegalPlacement(reason)
+            raise IllegalDecision(reason)
+        self.push_move(cell_of(*placement.at), placement.rot, p)
+
+    def push_move(self, cell: int, rot: int, player: int | None = None) -> None:
+        """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
+        p = self.player if player is None else player
+        current = self.turns[-1]
+        revealed = current.revealed
+        area = self.areas[p]
+        area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
+        current.placements[p] = Placement(area.placed[-1].at, rot)
+        current.changes[p] = area.last_changes()
+        self.history.append((len(self.turns) - 1, p))
+        if not self.to_move():
+            self._reveal()
+
+    def undo(self) -> tuple[int, Placement]:
+        """Take back the last placement (and the reveals after it); returns its player and placement."""
+        if not self.history:
+            raise IndexError("nothing to undo")
+        index, player = self.history.pop()
+        hidden = self._hidden
+        while len(self.turns) > index + 1:
+            revealed = self.turns.pop().revealed
+            if revealed.tile.is_task:
+                hidden.tasks.append(revealed.tile_id)
+                task = revealed.task
+                assert task is not None
+                if task.type == DOUBLE:
+                    hidden.doubles.append((task.types[0], task.types[1]))
+                else:
+                    hidden.markers[task.type].append(task.value)
+            else:
+                hidden.landscapes.append(revealed.tile_id)
+        turn = self.turns[index]
+        placement = turn.placements[player]
+        assert placement is not None
+        self.areas[player].pop()
+        turn.placements[player] = None
+        turn.changes[player] = ()
+        face, task = turn.revealed.tile.face, turn.revealed.task
+        self._moves = [self.areas[p].legal_moves(face, task) if turn.waits_for(p) else [] for p in (0, 1)]
+        return player, placement
+
+    def _reveal(self) -> None:
+        """Reveal the next tile for both areas (rule 24); set aside where it fits nowhere (rule 10)."""
+        hidden = self._hidden
+        tiles = self.game.tileset.tiles
+        while True:
+            number = len(self.turns) + 1
+            task: TaskSpec | None = None
+            active = min(area.active_count for area in self.areas)
+            if hidden.tasks and (number <= OPENING_TASK_TURNS or active < ACTIVE_TASKS):
+                index = hidden.tasks.pop()
+                tile = tiles[index]
+                assert tile.task is not None  # DuelGame checked there is a marker for each
+                if tile.task == DOUBLE:
+                    task = TaskSpec(DOUBLE, 6, hidden.doubles.pop())
+                else:
+                    task = TaskSpec(tile.task, hidden.markers[tile.task].pop())
+            elif hidden.landscapes:
+                index = hidden.landscapes.pop()
+                tile = tiles[index]
+            else:
+                self._moves = [[], []]
+                return
+            turn = DuelTurn(number, Revealed(index, tile, task))
+            self.turns.append(turn)
+            self._moves = [area.legal_moves(tile.face, task) for area in self.areas]
+            turn.set_aside = [not moves for moves in self._moves]
+            if not all(turn.set_aside):
+                return

@@ -1,0 +1,377 @@
+"""Head to Head: the draft, then two play areas laid at the same time.
+
+A :class:`HeadToHeadGame` is the description (tile set, seed);
+:meth:`HeadToHeadGame.new_state` gives the mutable :class:`HeadToHeadState`.
+
+- **The draft** (rules note 17): every tile but the Multicoloured Flag tiles
+  lies open; player 1 and player 2 take one in turn until one remains, which
+  goes to player 2 (29 and 30 tiles with the full box).  Each player also has
+  a flag tile with a mountain half and one with a lake half.
+- **Laying** (rules note 18): each player's task and landscape tiles (flags
+  included) are shuffled, from the seed, into two face-down stacks; each
+  player then reveals and places on their own area by the reveal rule of the
+  cooperative game, applied to that area alone.  Players lay at the same
+  time: each places one tile a round, in either order; a player whose game
+  has ended (a landscape tile due and none left) waits while the other plays
+  on.
+- **The end**: when both players' games are over.  The winner has the higher
+  total; ties go to more mountains and lakes, then the longer river, more
+  flag points, more task points, else the victory is shared (rule 21).
+
+Players are numbered 0 and 1 in the code, "player 1" and "player 2" on screen.
+
+>>> state = HeadToHeadGame(seed=1).new_state()
+>>> state.phase, state.player, len(state.pool)
+('draft', 0, 59)
+>>> state.pick(state.pool[0])
+>>> state.player
+1
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from dorf.area import IllegalPlacement, Placement, PlayArea
+from dorf.scoring import HeadToHeadScorePad, score_head_to_head
+from dorf.seat import IllegalDecision, Revealed, Seat
+from dorf.tasks import TaskSpec
+from dorf.tiles import Tile, TileSet, load_tileset
+
+DRAFT = "draft"
+LAYING = "laying"
+OVER = "over"
+PLAYERS = 2
+
+
+class Pick(NamedTuple):
+    """A draft decision: take the open tile ``tile_id`` (its index in the tile set)."""
+
+    tile_id: int
+
+    def __str__(self) -> str:
+        return f"pick {self.tile_id}"
+
+
+def _printed_task(tile: Tile) -> TaskSpec:
+    assert tile.task is not None and tile.value is not None  # HeadToHeadGame checked
+    return TaskSpec(tile.task, tile.value)
+
+
+def _always(player: int) -> Callable[[int], int]:
+    """Every turn of a seat belongs to its one player."""
+    return lambda _number: player
+
+
+def _no_marker(task: TaskSpec) -> None:
+    """Head to Head tasks are printed: nothing goes back to a pile on undo."""
+
+
+@dataclass(frozen=True)
+class HeadToHeadGame:
+    """A Head to Head game's description: ``HeadToHeadGame(seed=1)``."""
+
+    seed: int = 0
+    tileset: TileSet = field(default_factory=lambda: load_tileset("head-to-head"))
+
+    def __post_init__(self) -> None:
+        name = self.tileset.name
+        for tile in self.tileset.task_tiles:
+            if tile.value is None:
+                raise ValueError(f"tile set {name}: task tile {tile.face} has no printed value")
+        flags = self.flag_tiles()
+        if any(len(pair) != PLAYERS for pair in flags):
+            raise ValueError(
+                f"tile set {name} needs two Multicoloured Flag tiles with a mountain half "
+                "and two with a lake half"
+            )
+
+    def flag_tiles(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Ids of the Multicoloured Flag tiles: those with a mountain half, those with a lake half."""
+        tiles = self.tileset.tiles
+        flags = [i for i, t in enumerate(tiles) if t.flag == "X" and not t.is_task]
+        mountain = tuple(i for i in flags if "P" in tiles[i].face)
+        lake = tuple(i for i in flags if "P" not in tiles[i].face and "L" in tiles[i].face)
+        return mountain, lake
+
+    def new_state(self) -> HeadToHeadState:
+        return HeadToHeadState(self)
+
+
+@dataclass(frozen=True)
+class HeadToHeadView:
+    """What ``player`` may know: everything on the table, nothing of the stacks' order."""
+
+    player: int
+    phase: str
+    to_move: tuple[int, ...]
+    pool: tuple[int, ...]
+    owned: tuple[tuple[int, ...], tuple[int, ...]]
+    areas: tuple[PlayArea, PlayArea]
+    revealed: tuple[Revealed | None, Revealed | None]
+    stacks_left: tuple[tuple[int, int], tuple[int, int]]
+    unseen: tuple[tuple[Tile, ...], tuple[Tile, ...]]
+    tiles: tuple[Tile, ...]
+
+    @property
+    def area(self) -> PlayArea:
+        return self.areas[self.player]
+
+    def legal_placements(self) -> list[Placement]:
+        revealed = self.revealed[self.player]
+        if self.phase != LAYING or revealed is None or self.player not in self.to_move:
+            return []
+        return self.area.legal_placements(revealed.tile.face, revealed.task)
+
+    def legal_picks(self) -> list[Pick]:
+        if self.phase != DRAFT or self.player not in self.to_move:
+            return []
+        return [Pick(i) for i in self.pool]
+
+    def legal_decisions(self) -> list[Pick | Placement]:
+        """What this player may do now: a pick in the draft, a placement in laying."""
+        if self.phase == DRAFT:
+            return list(self.legal_picks())
+        return list(self.legal_placements())
+
+
+def _tile_order(tile: Tile) -> tuple[str, str, str, int]:
+    return tile.kind, tile.face, tile.task or "", tile.value or 0
+
+
+class HeadToHeadState:
+    """A Head to Head game in progress."""
+
+    def __init__(self, game: HeadToHeadGame) -> None:
+        self.game = game
+        tiles = game.tileset.tiles
+        mountain, lake = game.flag_tiles()
+        self.flags: tuple[tuple[int, ...], tuple[int, ...]] = (
+            (mountain[0], lake[0]),
+            (mountain[1], lake[1]),
+        )
+        flagged = {*mountain, *lake}
+        #: The open tiles of the draft, by id.
+        self.pool: list[int] = [i for i in range(len(tiles)) if i not in flagged]
+        #: The tiles each player took in the draft, in order.
+        self.owned: tuple[list[int], list[int]] = ([], [])
+        #: Every decision so far: (player, Pick or Placement), in order.
+        self.history: list[tuple[int, Pick | Placement]] = []
+        self.seats: tuple[Seat, Seat] | None = None
+        if len(self.pool) <= 1:  # nothing to choose: the draft is over at once
+            self.owned[1].extend(self.pool)
+            self.pool.clear()
+            self._deal()
+
+    # --- what everyone sees -------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        if self.seats is None:
+            return DRAFT
+        return OVER if all(seat.is_over for seat in self.seats) else LAYING
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def to_move(self) -> tuple[int, ...]:
+        """The players who may decide now: the picker in the draft; in laying, each
+        player whose game goes on and who has not yet placed this round."""
+        if self.seats is None:
+            return (len(self.history) % PLAYERS,)
+        counts = [len(seat.decisions) for seat in self.seats]
+        waiting = []
+        for p, seat in enumerate(self.seats):
+            other = self.seats[1 - p]
+            if not seat.is_over and (other.is_over or counts[p] <= counts[1 - p]):
+                waiting.append(p)
+        return tuple(waiting)
+
+    @property
+    def player(self) -> int:
+        """The player to decide next when decisions are taken one at a time (-1 when over)."""
+        waiting = self.to_move()
+        return waiting[0] if waiting else -1
+
+    def area(self, player: int) -> PlayArea:
+        """A player's play area (empty during the draft)."""
+        return self.seats[player].area if self.seats is not None else PlayArea()
+
+    def revealed(self, player: int) -> Revealed | None:
+        return self.seats[player].revealed if self.seats is not None else None
+
+    def legal_picks(self) -> list[Pick]:
+        return [Pick(i) for i in self.pool] if self.seats is None else []
+
+    def legal_placements(self, player: int | None = None) -> list[Placement]:
+        """Every legal placement of ``player``'s revealed tile (default: :attr:`player`), sorted."""
+        p = self.player if player is None else player
+        if self.seats is None or p not in self.to_move():
+            return []
+        return self.seats[p].legal_placements()
+
+    def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
+        """The fast (cell, rotation) form of :meth:`legal_placements`."""
+        p = self.player if player is None else player
+        if self.seats is None or p not in self.to_move():
+            return []
+        return self.seats[p].legal_moves()
+
+    def why_illegal(self, decision: Pick | Placement, player: int | None = None) -> str | None:
+        """Why ``player`` may not make ``decision`` now, or None."""
+        if self.is_over:
+            return "the game is over"
+        p = self.player if player is None else player
+        if p not in (0, 1):
+            return f"there is no player {p + 1}"
+        if p not in self.to_move():
+            if self.seats is None:
+                return f"it is player {self.player + 1}'s pick"
+            if self.seats[p].is_over:
+                return f"player {p + 1}'s game is over"
+            return f"player {p + 1} has placed this round; waiting for player {2 - p}"
+        if isinstance(decision, Pick):
+            if self.seats is not None:
+                return "the draft is over"
+            if decision.tile_id not in self.pool:
+                return f"tile {decision.tile_id} is not in the open pool"
+            return None
+        if self.seats is None:
+            return "the draft is still on: pick a tile"
+        return self.seats[p].why_illegal(decision)
+
+    def scores(self) -> tuple[HeadToHeadScorePad, HeadToHeadScorePad]:
+        """Both score pads, as at the end of the game."""
+        return score_head_to_head(self.area(0)), score_head_to_head(self.area(1))
+
+    def winner(self) -> int | None:
+        """The winning player (0 or 1) by total and tie-breakers; None for a shared victory."""
+        a, b = (pad.tie_breakers() for pad in self.scores())
+        if a == b:
+            return None
+        return 0 if a > b else 1
+
+    def unseen(self, player: int) -> tuple[Tile, ...]:
+        """The tiles still face down in ``player``'s stacks, in a canonical order (not the stack's)."""
+        tiles = self.game.tileset.tiles
+        if self.seats is None:
+            ids = [*self.owned[player], *self.flags[player]]
+        else:
+            seen = {t.revealed.tile_id for t in self.seats[player].turns}
+            ids = [i for i in (*self.owned[player], *self.flags[player]) if i not in seen]
+        return tuple(
+            sorted((tiles[i] for i in ids), key=lambda t: (t.kind, t.face, t.task or "", t.value or 0))
+        )
+
+    def view(self, player: int) -> HeadToHeadView:
+        """What ``player`` may know."""
+        seats = self.seats
+        left = (
+            tuple((s.task_tiles_left(), s.landscapes_left()) for s in seats)
+            if seats is not None
+            else tuple(self._draft_counts(p) for p in (0, 1))
+        )
+        return HeadToHeadView(
+            player,
+            self.phase,
+            self.to_move(),
+            tuple(self.pool),
+            (tuple(self.owned[0]), tuple(self.owned[1])),
+            (self.area(0), self.area(1)),
+            (self.revealed(0), self.revealed(1)),
+            (left[0], left[1]),
+            (self.unseen(0), self.unseen(1)),
+            self.game.tileset.tiles,
+        )
+
+    def _draft_counts(self, player: int) -> tuple[int, int]:
+        tiles = self.game.tileset.tiles
+        tasks = sum(1 for i in self.owned[player] if tiles[i].is_task)
+        return tasks, len(self.owned[player]) - tasks + len(self.flags[player])
+
+    # --- changing the game ----------------------------------------------------------
+
+    def pick(self, tile_id: int, player: int | None = None) -> None:
+        """Take an open tile in the draft; raises :class:`IllegalDecision` (nothing changed)."""
+        self.apply(Pick(tile_id), player)
+
+    def play(self, placement: Placement, player: int | None = None) -> None:
+        """Place ``player``'s revealed tile; raises :class:`IllegalPlacement` (nothing changed)."""
+        self.apply(placement, player)
+
+    def apply(self, decision: Pick | Placement, player: int | None = None) -> None:
+        """Make a decision after checking it; raises IllegalDecision / IllegalPlacement."""
+        p = self.player if player is None else player
+        reason = self.why_illegal(decision, p)
+        if reason is not None:
+            if isinstance(decision, Placement) and self.seats is not None and p in self.to_move():
+                raise IllegalPlacement(reason)
+            raise IllegalDecision(reason)
+        if isinstance(decision, Pick):
+            self._take(p, decision.tile_id)
+        else:
+            assert self.seats is not None
+            self.seats[p].play(decision)
+            self.history.append((p, self.seats[p].decisions[-1]))
+
+    def push_move(self, cell: int, rot: int, player: int | None = None) -> None:
+        """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
+        p = self.player if player is None else player
+        assert self.seats is not None
+        seat = self.seats[p]
+        seat.push_move(cell, rot)
+        self.history.append((p, seat.decisions[-1]))
+
+    def _take(self, player: int, tile_id: int) -> None:
+        self.pool.remove(tile_id)
+        self.owned[player].append(tile_id)
+        self.history.append((player, Pick(tile_id)))
+        if len(self.pool) == 1:
+            self.owned[1].append(self.pool.pop())  # the last tile goes to the second player
+            self._deal()
+
+    def _deal(self) -> None:
+        """Shuffle each player's tiles into a task stack and a landscape stack; reveal."""
+        tiles = self.game.tileset.tiles
+        rng = random.Random(self.game.seed)
+        seats = []
+        for p in (0, 1):
+            mine = sorted([*self.owned[p], *self.flags[p]])
+            tasks = [i for i in mine if tiles[i].is_task]
+            landscapes = [i for i in mine if not tiles[i].is_task]
+            rng.shuffle(tasks)
+            rng.shuffle(landscapes)
+            seats.append(
+                Seat(
+                    tiles,
+                    tasks,
+                    landscapes,
+                    task_of=_printed_task,
+                    put_back=_no_marker,
+                    player_of=_always(p),
+                )
+            )
+        self.seats = (seats[0], seats[1])
+        for seat in self.seats:
+            seat.reveal()
+
+    def undo(self) -> tuple[int, Pick | Placement]:
+        """Take back the last decision (a placement, or a pick); returns it with its player."""
+        if not self.history:
+            raise IndexError("nothing to undo")
+        player, decision = self.history.pop()
+        if isinstance(decision, Placement):
+            assert self.seats is not None
+            self.seats[player].undo()
+            return player, decision
+        if self.seats is not None:  # the pick that ended the draft
+            self.seats = None
+            self.pool.append(self.owned[1].pop())
+        self.owned[player].pop()
+        self.pool.append(decision.tile_id)
+        self.pool.sort()
+        return player, decision

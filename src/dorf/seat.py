@@ -1,0 +1,243 @@
+"""A seat: one play area fed from its own face-down stacks.
+
+The cooperative game has one seat; in Head to Head each player has one.  A
+seat reveals tiles by the reveal rule (rules notes 13 and 14: a task tile in
+turns 1 to 3 and while fewer than 3 tasks are active, else a landscape tile;
+over when a landscape tile is due and none is left), sets aside a tile that
+fits nowhere (rule 10), places tiles and takes them back.
+
+How a task tile gets its task is the game's business: the cooperative game
+draws a marker, Head to Head reads the value printed on the tile.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from dorf.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.hexgrid import cell_of
+from dorf.tasks import Task, TaskSpec, TaskStatus
+from dorf.tiles import Tile, TileSet
+
+#: Landscape tiles that go back to the box unseen at set-up (coop, Duel).
+REMOVED_UNSEEN = 3
+#: Tasks are revealed in the first turns whatever the area holds.
+OPENING_TASK_TURNS = 3
+#: A task tile is revealed while fewer tasks than this are active.
+ACTIVE_TASKS = 3
+
+
+class IllegalDecision(ValueError):
+    """A decision that is not allowed now (out of turn, not in the pool, game over); the message says why."""
+
+
+class Revealed(NamedTuple):
+    """The tile on the table this turn: which tile of the set, and its task."""
+
+    tile_id: int
+    tile: Tile
+    task: TaskSpec | None
+
+
+@dataclass
+class Turn:
+    """One turn of a seat: who, which tile, and what became of it.
+
+    ``placement`` is None while the tile waits, and for a tile set aside
+    (``set_aside``) because it fit nowhere.
+    """
+
+    number: int
+    player: int
+    revealed: Revealed
+    placement: Placement | None = None
+    set_aside: bool = False
+    changes: tuple[tuple[Task, TaskStatus], ...] = ()
+
+
+@dataclass
+class Stacks:
+    """A shuffled set-up: the two face-down stacks (top = last), the removed tiles, the marker piles."""
+
+    tasks: list[int]
+    landscapes: list[int]
+    removed: list[int]
+    markers: dict[str, list[int]]
+    doubles: list[tuple[str, str]]
+
+
+def check_markers(tileset: TileSet) -> None:
+    """Raise ValueError unless every task tile of the set has a marker to draw."""
+    needed = Counter(t.task for t in tileset.tiles if t.task)
+    for kind, count in sorted(needed.items()):
+        have = len(tileset.doubles if kind == "double" else tileset.markers.get(kind, ()))
+        if have < count:
+            raise ValueError(
+                f"tile set {tileset.name} has {count} {kind} task tiles but {have} {kind} markers"
+            )
+
+
+def shuffle_stacks(tileset: TileSet, seed: int) -> Stacks:
+    """Shuffle task and landscape tiles apart, remove three landscapes unseen, shuffle the marker piles."""
+    rng = random.Random(seed)
+    tiles = tileset.tiles
+    tasks = [i for i, t in enumerate(tiles) if t.is_task]
+    landscapes = [i for i, t in enumerate(tiles) if not t.is_task]
+    rng.shuffle(tasks)
+    rng.shuffle(landscapes)
+    removed = [landscapes.pop() for _ in range(min(REMOVED_UNSEEN, len(landscapes)))]
+    markers = {}
+    for kind, values in sorted(tileset.markers.items()):
+        pile = list(values)
+        rng.shuffle(pile)
+        markers[kind] = pile
+    doubles = list(tileset.doubles)
+    if doubles:
+        rng.shuffle(doubles)
+    return Stacks(tasks, landscapes, removed, markers, doubles)
+
+
+def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
+    """The tiles of the set not yet revealed, in a canonical order (never the stacks')."""
+    gone = set(seen)
+    return tuple(
+        sorted(
+            (tile for i, tile in enumerate(tileset.tiles) if i not in gone),
+            key=lambda t: (t.kind, t.face, t.flag or "", t.task or ""),
+        )
+    )
+
+
+def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
+    """Per task type, the values of the markers not yet drawn."""
+    taken = Counter((task.type, task.value) for task in drawn)
+    out = {}
+    for kind, values in sorted(tileset.markers.items()):
+        left = Counter(values)
+        left.subtract({v: n for (k, v), n in taken.items() if k == kind})
+        out[kind] = tuple(sorted(left.elements()))
+    return out
+
+
+class Seat:
+    """One play area, its two face-down stacks (top = last) and its turns."""
+
+    def __init__(
+        self,
+        tiles: tuple[Tile, ...],
+        tasks: list[int],
+        landscapes: list[int],
+        *,
+        task_of: Callable[[Tile], TaskSpec],
+        put_back: Callable[[TaskSpec], None],
+        player_of: Callable[[int], int],
+    ) -> None:
+        self.tiles = tiles
+        self.area = PlayArea()
+        self.turns: list[Turn] = []
+        self._tasks = tasks
+        self._landscapes = landscapes
+        self._task_of = task_of
+        self._put_back = put_back
+        self._player_of = player_of
+        self._moves: list[tuple[int, int]] = []
+
+    @property
+    def revealed(self) -> Revealed | None:
+        """The tile waiting to be placed, or None once the seat's game is over."""
+        turns = self.turns
+        if turns and turns[-1].placement is None and not turns[-1].set_aside:
+            return turns[-1].revealed
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        return self.revealed is None
+
+    @property
+    def decisions(self) -> list[Placement]:
+        return [t.placement for t in self.turns if t.placement is not None]
+
+    def landscapes_left(self) -> int:
+        return len(self._landscapes)
+
+    def task_tiles_left(self) -> int:
+        return len(self._tasks)
+
+    def legal_placements(self) -> list[Placement]:
+        return placements_of(self._moves)
+
+    def legal_moves(self) -> list[tuple[int, int]]:
+        return self._moves.copy()
+
+    def why_illegal(self, placement: Placement) -> str | None:
+        revealed = self.revealed
+        if revealed is None:
+            return "the game is over"
+        return self.area.why_illegal(revealed.tile.face, placement, revealed.task)
+
+    def play(self, placement: Placement) -> None:
+        reason = self.why_illegal(placement)
+        if reason is not None:
+            raise IllegalPlacement(reason)
+        self.push_move(cell_of(*placement.at), placement.rot)
+
+    def push_move(self, cell: int, rot: int) -> None:
+        """Place the revealed tile at a move from :meth:`legal_moves`, unchecked; reveal the next."""
+        current = self.turns[-1]
+        revealed = current.revealed
+        area = self.area
+        area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
+        current.placement = Placement(area.placed[-1].at, rot)
+        current.changes = area.last_changes()
+        self.reveal()
+
+    def undo(self) -> Turn:
+        """Take back the last placement (and the reveals after it); returns its turn."""
+        turns = self.turns
+        if not any(t.placement is not None for t in turns):
+            raise IndexError("nothing to undo")
+        while True:
+            turn = turns[-1]
+            if turn.placement is not None:
+                self.area.pop()
+                turn.placement = None
+                turn.changes = ()
+                self._moves = self.area.legal_moves(turn.revealed.tile.face, turn.revealed.task)
+                return turn
+            turns.pop()
+            revealed = turn.revealed
+            if revealed.tile.is_task:
+                self._tasks.append(revealed.tile_id)
+                if revealed.task is not None:
+                    self._put_back(revealed.task)
+            else:
+                self._landscapes.append(revealed.tile_id)
+
+    def reveal(self) -> None:
+        """Reveal the next tile by the rules (13, 14); set aside tiles that fit nowhere (10)."""
+        tiles = self.tiles
+        area = self.area
+        while True:
+            number = len(self.turns) + 1
+            task: TaskSpec | None = None
+            if self._tasks and (number <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+                index = self._tasks.pop()
+                tile = tiles[index]
+                task = self._task_of(tile)
+            elif self._landscapes:
+                index = self._landscapes.pop()
+                tile = tiles[index]
+            else:
+                self._moves = []
+                return
+            turn = Turn(number, self._player_of(number), Revealed(index, tile, task))
+            self.turns.append(turn)
+            self._moves = area.legal_moves(tile.face, task)
+            if self._moves:
+                return
+            turn.set_aside = True
