@@ -6,9 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from dorf.bench import run_bench
 
-KEYS = ["games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
+KEYS = ["mode", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
 
 
 def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
@@ -27,9 +29,12 @@ def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
     assert figures["placements"] > 3 * 45  # every landscape that is played, and task tiles
 
 
-def test_bench_games_are_determined_by_the_seed() -> None:
-    first, second = run_bench(4, seed=11), run_bench(4, seed=11)
+@pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
+def test_bench_games_are_determined_by_the_seed(mode: str) -> None:
+    first, second = run_bench(4, seed=11, mode=mode), run_bench(4, seed=11, mode=mode)
+    assert first["mode"] == mode
     assert (first["placements"], first["mean_score"]) == (second["placements"], second["mean_score"])
+    assert first["placements"] > 4 * 30
 
 
 def test_bench_rejects_a_bad_count_in_one_line() -> None:

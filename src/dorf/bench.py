@@ -1,7 +1,9 @@
-"""``dorf bench``: solo games by a uniformly random player, timed.
+"""``dorf bench``: games by uniformly random players, timed.
 
 Each turn enumerates every legal placement and picks one uniformly, so the
-figure measures the enumerator and the incremental play area together.
+figure measures the enumerator and the incremental play area together.  The
+cooperative game is played solo; in the Duel and Head to Head both players
+are random (the draft picks too), and both players' placements count.
 """
 
 from __future__ import annotations
@@ -12,28 +14,66 @@ import time
 from typing import Any
 
 from dorf.coop import CoopGame
+from dorf.duel import DuelGame, DuelState
+from dorf.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.tiles import TileSet, load_tileset
 
+BENCH_MODES = ("coop", "duel", "head-to-head")
+_TILESETS = {"coop": "base", "duel": "duel", "head-to-head": "head-to-head"}
 
-def run_bench(games: int, seed: int, tileset: TileSet | None = None) -> dict[str, Any]:
-    """Play ``games`` solo games from seeds ``seed, seed+1, ...``; return the figures."""
-    tiles = tileset or load_tileset()
+
+def _coop_game(seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float]:
+    state = CoopGame(seed=seed, tileset=tiles).new_state()
     placements = 0
-    total_score = 0
+    while True:
+        moves = state.legal_moves()
+        if not moves:
+            break
+        cell, rot = moves[rng.randrange(len(moves))]
+        state.push_move(cell, rot)
+        placements += 1
+    return placements, state.score().total
+
+
+def _two_player_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float]:
+    """One game of random players; returns placements (both players') and the mean of the two totals."""
+    game: DuelState | HeadToHeadState
+    if mode == "duel":
+        game = DuelGame(seed=seed, tileset=tiles).new_state()
+    else:
+        game = HeadToHeadGame(seed=seed, tileset=tiles).new_state()
+        while game.pool:
+            game.pick(game.pool[rng.randrange(len(game.pool))])
+    placements = 0
+    while True:
+        waiting = game.to_move()
+        if not waiting:
+            break
+        player = waiting[0]
+        moves = game.legal_moves(player)
+        cell, rot = moves[rng.randrange(len(moves))]
+        game.push_move(cell, rot, player)
+        placements += 1
+    return placements, sum(pad.total for pad in game.scores()) / 2
+
+
+def run_bench(games: int, seed: int, tileset: TileSet | None = None, mode: str = "coop") -> dict[str, Any]:
+    """Play ``games`` games from seeds ``seed, seed+1, ...``; return the figures."""
+    tiles = tileset or load_tileset(_TILESETS[mode])
+    placements = 0
+    total_score = 0.0
     started = time.perf_counter()
     for g in range(games):
-        state = CoopGame(seed=seed + g, tileset=tiles).new_state()
         rng = random.Random(seed + g)
-        while True:
-            moves = state.legal_moves()
-            if not moves:
-                break
-            cell, rot = moves[rng.randrange(len(moves))]
-            state.push_move(cell, rot)
-            placements += 1
-        total_score += state.score().total
+        if mode == "coop":
+            placed, score = _coop_game(seed + g, tiles, rng)
+        else:
+            placed, score = _two_player_game(mode, seed + g, tiles, rng)
+        placements += placed
+        total_score += score
     seconds = time.perf_counter() - started
     return {
+        "mode": mode,
         "games": games,
         "placements": placements,
         "seconds": round(seconds, 3),
@@ -43,5 +83,5 @@ def run_bench(games: int, seed: int, tileset: TileSet | None = None) -> dict[str
     }
 
 
-def bench_line(games: int, seed: int) -> str:
-    return json.dumps(run_bench(games, seed))
+def bench_line(games: int, seed: int, mode: str = "coop") -> str:
+    return json.dumps(run_bench(games, seed, mode=mode))

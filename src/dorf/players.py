@@ -1,0 +1,115 @@
+"""Computer players: one interface for every front end.
+
+A player sees only what its seat may know (a view: ``CoopState.view()``,
+``DuelState.view(p)``, ``HeadToHeadState.view(p)``: never the order of a
+stack, nor the removed tiles) and returns a decision: a placement, or a pick
+in the Head to Head draft.
+
+- ``random``: uniformly among the legal decisions;
+- ``greedy``: one placement ahead with the evaluation of :mod:`dorf.greedy`;
+- ``search``: a look-ahead over sampled futures (:mod:`dorf.search`).
+
+>>> from dorf.coop import CoopGame
+>>> state = CoopGame(seed=4).new_state()
+>>> decision = make_player("greedy").choose(state.view())
+>>> state.why_illegal(decision) is None
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Protocol
+
+from dorf.area import Placement
+from dorf.coop import PlayerView
+from dorf.duel import DuelView
+from dorf.greedy import DEFAULT, Weights, best_placement, draft_value
+from dorf.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.search import SearchPlayer
+
+View = PlayerView | DuelView | HeadToHeadView
+Decision = Placement | Pick
+
+
+class Player(Protocol):
+    """Anything that turns a view into a decision."""
+
+    name: str
+
+    def choose(self, view: View) -> Decision: ...
+
+
+class RandomPlayer:
+    """Picks uniformly among the legal decisions (sorted, so a seed fixes its play)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: View) -> Decision:
+        options: list[Decision] = list(view.legal_decisions())
+        if not options:
+            raise ValueError("there is no legal decision to choose from")
+        return options[self.rng.randrange(len(options))]
+
+
+class GreedyPlayer:
+    """One placement ahead (see :mod:`dorf.greedy`); deterministic: ties go to the first in order."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, weights: Weights = DEFAULT) -> None:
+        self.weights = weights
+
+    def choose(self, view: View) -> Decision:
+        if isinstance(view, HeadToHeadView):
+            if view.phase == DRAFT:
+                mine = [view.tiles[i] for i in view.owned[view.player]]
+                return Pick(max(view.pool, key=lambda i: (draft_value(view.tiles[i], mine), -i)))
+            revealed = view.revealed[view.player]
+        else:
+            revealed = view.revealed
+        if revealed is None:
+            raise ValueError("there is no legal decision to choose from")
+        return best_placement(view.area, revealed.tile.face, revealed.task, revealed.tile.flag, self.weights)
+
+
+#: Player names and how to make them from a seed.
+PLAYERS: dict[str, Callable[[int], Player]] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "search": SearchPlayer,
+}
+
+
+def make_player(spec: str, seed: int = 0) -> Player:
+    """A player from its name, optionally with a budget: ``search``, ``search:2s`` (seconds a
+    decision), ``search:100`` (sampled futures a decision).
+
+    >>> make_player("search:0.5s").seconds, make_player("search:40").iterations
+    (0.5, 40)
+    """
+    name, _, budget = spec.partition(":")
+    if name not in PLAYERS:
+        raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYERS)}")
+    if not budget:
+        return PLAYERS[name](seed)
+    if name != "search":
+        raise ValueError(f"player {name} takes no budget")
+    try:
+        if budget.endswith("s"):
+            seconds = float(budget[:-1])
+            if not seconds > 0:
+                raise ValueError
+            return SearchPlayer(seed, seconds=seconds)
+        iterations = int(budget)
+        if iterations < 1:
+            raise ValueError
+        return SearchPlayer(seed, iterations=iterations)
+    except ValueError:
+        raise ValueError(
+            f"budget {budget!r} is not a positive number of futures or seconds (e.g. 2s)"
+        ) from None

@@ -1,0 +1,294 @@
+"""The search player: a look-ahead over futures sampled from the tiles still unseen.
+
+For the revealed tile the player ranks every legal placement with the greedy
+evaluation (:mod:`dorf.greedy`) and keeps the best ``width`` candidates.  It
+then samples futures consistent with what its seat may know: the face-down
+stacks are filled at random from the unseen tiles (the removed tiles are among
+them, as a player cannot tell them apart), the marker piles from the unseen
+markers.  For each sampled future it plays every candidate and then
+``depth`` more tiles by the reveal rule with a fast rollout policy, and values
+the end with the greedy evaluation plus the edges joined and mismatched along
+the way.  All candidates meet the same futures (common random numbers), so
+their differences are measured, not their luck.  It stops at its budget,
+``iterations`` futures or ``seconds`` of thinking, and plays the candidate
+with the best mean.
+
+The rollout policy looks at every legal placement's edge contacts (cheap, no
+placing) and runs the full greedy evaluation on the best few.
+
+In the Duel the player looks ahead in its own area only, taking the reveal
+rule from its own tasks; in Head to Head its future is its own stacks, whose
+contents it knows (the draft is open) but not their order.  In the Head to
+Head draft it takes the tile with the best :func:`dorf.greedy.draft_value`
+for itself, counting also what the tile would be worth to the other player
+(with a little seeded noise between near-equal tiles): the draft is weighed,
+not searched.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dorf.area import Placement, PlayArea, contact_counts, placements_of
+from dorf.coop import PlayerView
+from dorf.duel import DuelView
+from dorf.greedy import DEFAULT, Weights, draft_value, evaluate, ranked_moves
+from dorf.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.hexgrid import cell_of
+from dorf.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.tasks import DOUBLE, TaskSpec
+from dorf.tiles import Tile, rotate
+
+View = PlayerView | DuelView | HeadToHeadView
+#: Draft values closer than this are a matter of taste: the seed decides.
+DRAFT_NOISE = 0.5
+#: The rollout policy runs the full evaluation on this many of its best-touching placements.
+ROLLOUT_SHORTLIST = 4
+
+
+@dataclass
+class _Future:
+    """One sampled future: stacks (top = last) and marker piles."""
+
+    tasks: list[Tile]
+    landscapes: list[Tile]
+    markers: dict[str, list[int]]
+    doubles: list[tuple[str, str]]
+
+
+@dataclass
+class _Seat:
+    """What the player needs of its seat: its area, the tile to place and what may come."""
+
+    area: PlayArea
+    face: str
+    task: TaskSpec | None
+    flag: str | None
+    turn: int
+    task_pool: list[Tile]
+    landscape_pool: list[Tile]
+    tasks_left: int
+    landscapes_left: int
+    markers: dict[str, tuple[int, ...]]
+    doubles: tuple[tuple[str, str], ...]
+    printed: bool
+
+    def sample(self, rng: random.Random) -> _Future:
+        tasks = rng.sample(self.task_pool, min(self.tasks_left, len(self.task_pool)))
+        landscapes = rng.sample(self.landscape_pool, min(self.landscapes_left, len(self.landscape_pool)))
+        markers = {}
+        for kind, values in self.markers.items():
+            pile = list(values)
+            rng.shuffle(pile)
+            markers[kind] = pile
+        doubles = list(self.doubles)
+        rng.shuffle(doubles)
+        return _Future(tasks, landscapes, markers, doubles)
+
+
+def _seat_of(view: View) -> _Seat:
+    """The player's own seat, read from its view only."""
+    if isinstance(view, HeadToHeadView):
+        revealed = view.revealed[view.player]
+        assert revealed is not None
+        unseen = view.unseen[view.player]
+        tasks_left, landscapes_left = view.stacks_left[view.player]
+        area = view.area
+        return _Seat(
+            area,
+            revealed.tile.face,
+            revealed.task,
+            revealed.tile.flag,
+            len(area.placed) + 1,
+            [t for t in unseen if t.is_task],
+            [t for t in unseen if not t.is_task],
+            tasks_left,
+            landscapes_left,
+            {},
+            (),
+            True,
+        )
+    revealed = view.revealed
+    assert revealed is not None
+    doubles = view.doubles_unseen if isinstance(view, DuelView) else ()
+    return _Seat(
+        view.area,
+        revealed.tile.face,
+        revealed.task,
+        revealed.tile.flag,
+        view.turn,
+        [t for t in view.unseen if t.is_task],
+        [t for t in view.unseen if not t.is_task],
+        view.task_tiles_left,
+        view.landscapes_left,
+        view.markers_unseen,
+        doubles,
+        False,
+    )
+
+
+class SearchPlayer:
+    """Look-ahead over sampled futures with a budget of ``iterations`` futures or ``seconds``."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        width: int = 6,
+        depth: int = 8,
+        weights: Weights = DEFAULT,
+    ) -> None:
+        if iterations is None and seconds is None:
+            iterations = 24
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.width = width
+        self.depth = depth
+        self.weights = weights
+
+    def choose(self, view: View) -> Placement | Pick:
+        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+            return self._pick(view)
+        return self.analyse(view)[0][1]
+
+    def analyse(self, view: View, include: Sequence[Placement] = ()) -> list[tuple[float, Placement]]:
+        """Each candidate placement with its estimated value (mean over sampled futures), best first.
+
+        Placements in ``include`` (say, the move a player made) are weighed too, against the
+        same futures, if the greedy ranking did not already put them among the candidates.
+        """
+        seat = _seat_of(view)
+        face = seat.face
+        ranked = ranked_moves(seat.area, face, seat.task, seat.flag, self.weights)
+        if not ranked:
+            raise ValueError("there is no legal placement")
+        candidates = [move for _, move in ranked[: self.width]]
+        for placement in include:
+            wanted = (cell_of(*placement.at), rotate(face, placement.rot))
+            same = [move for _, move in ranked if (move[0], rotate(face, move[1])) == wanted]
+            if not same:
+                raise ValueError(f"placement {placement} is not legal for tile {face}")
+            if same[0] not in candidates:
+                candidates.append(same[0])
+        totals = [0.0] * len(candidates)
+        if len(candidates) == 1:
+            return [(ranked[0][0], placements_of(candidates)[0])]
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        runs = 0
+        while True:
+            if self.iterations is not None and runs >= self.iterations:
+                break
+            if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
+                break
+            future = seat.sample(self.rng)
+            seed = self.rng.random()
+            for i, move in enumerate(candidates):
+                totals[i] += self._rollout(seat, move, future, random.Random(seed))
+            runs += 1
+        out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
+        out.sort(key=lambda item: -item[0])
+        return out
+
+    def _rollout(self, seat: _Seat, move: tuple[int, int], future: _Future, rng: random.Random) -> float:
+        area = seat.area
+        weights = self.weights
+        cell, k = move
+        same, other = area.contacts(seat.face, cell, k)
+        edges = weights.joined_edge * same - weights.mismatched_edge * other
+        area.push(seat.face, cell, k, flag=seat.flag, task=seat.task)
+        pushed = 1
+        tasks = list(future.tasks)
+        landscapes = list(future.landscapes)
+        markers = {kind: list(pile) for kind, pile in future.markers.items()}
+        doubles = list(future.doubles)
+        turn = seat.turn
+        for _ in range(self.depth):
+            turn += 1
+            task: TaskSpec | None = None
+            if tasks and (turn <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+                tile = tasks.pop()
+                task = _task_of(tile, seat.printed, markers, doubles)
+                if task is None:
+                    continue
+            elif landscapes:
+                tile = landscapes.pop()
+            else:
+                break
+            moves = area.legal_moves(tile.face, task)
+            if not moves:
+                continue
+            gain, (c, r) = self._policy(area, tile, task, moves, rng)
+            edges += gain
+            area.push(tile.face, c, r, flag=tile.flag, task=task)
+            pushed += 1
+        value = evaluate(area, weights) + edges
+        for _ in range(pushed):
+            area.pop()
+        return value
+
+    def _policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[tuple[int, int]],
+        rng: random.Random,
+    ) -> tuple[float, tuple[int, int]]:
+        """The rollout's move: the best by evaluation among the best few by edge contacts."""
+        weights = self.weights
+        face = tile.face
+        touching = []
+        joined, mismatched = weights.joined_edge, weights.mismatched_edge
+        moves.sort()  # the frontier's order depends on history; the rollout must not
+        turned = [rotate(face, k) for k in range(6)]
+        around_cell = -1
+        around = ""
+        for move in moves:
+            cell, k = move
+            if cell != around_cell:
+                around_cell, around = cell, area.surroundings(cell)
+            same, other = contact_counts(turned[k], around)
+            touching.append((joined * same - mismatched * other + rng.random() * 0.01, move))
+        touching.sort(key=lambda item: -item[0])
+        best = (-1e9, 0.0, touching[0][1])
+        for gain, (cell, k) in touching[:ROLLOUT_SHORTLIST]:
+            area.push(face, cell, k, flag=tile.flag, task=task)
+            value = evaluate(area, weights) + gain
+            area.pop()
+            if value > best[0]:
+                best = (value, gain, (cell, k))
+        return best[1], best[2]
+
+    def _pick(self, view: HeadToHeadView) -> Pick:
+        tiles = view.tiles
+        mine = [tiles[i] for i in view.owned[view.player]]
+        theirs = [tiles[i] for i in view.owned[1 - view.player]]
+        # A little seeded noise: near-equal tiles go one way or the other from game to game.
+        noise = {i: self.rng.random() * DRAFT_NOISE for i in view.pool}
+        best = max(
+            view.pool,
+            key=lambda i: (draft_value(tiles[i], mine) + 0.5 * draft_value(tiles[i], theirs) + noise[i], -i),
+        )
+        return Pick(best)
+
+
+def _task_of(
+    tile: Tile, printed: bool, markers: dict[str, list[int]], doubles: list[tuple[str, str]]
+) -> TaskSpec | None:
+    """The task a revealed task tile carries in a sampled future (None if its pile is empty)."""
+    assert tile.task is not None
+    if printed:
+        assert tile.value is not None
+        return TaskSpec(tile.task, tile.value)
+    if tile.task == DOUBLE:
+        return TaskSpec(DOUBLE, 6, doubles.pop()) if doubles else None
+    pile = markers.get(tile.task)
+    return TaskSpec(tile.task, pile.pop()) if pile else None
