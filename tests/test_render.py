@@ -6,16 +6,21 @@ from dorf.area import Placement, PlayArea
 from dorf.hexgrid import Hex
 from dorf.render import (
     NARROW,
+    PALETTE,
     WIDE,
     Canvas,
+    face_text,
     legend,
     map_width,
     paint,
     render_area,
     render_rotations,
     rotations_text,
+    side_by_side,
+    task_mark,
+    visible_width,
 )
-from dorf.tasks import TaskSpec
+from dorf.tasks import COMPLETED, FAILED, TaskSpec
 
 ESC = "\033"
 
@@ -179,3 +184,63 @@ def test_legend_names_every_terrain() -> None:
     text = "\n".join(legend())
     for word in ("forest", "grain", "village", "meadow", "river", "track", "flag", "task"):
         assert word in text
+
+
+def test_lake_mountain_and_flag_edges_read_as_letters() -> None:
+    area = PlayArea()
+    area.play("XMMPPM", Placement(Hex(0, 0), 0), flag="X")
+    area.play("FFFLPL", Placement(Hex(0, 1), 2))  # its mountain half meets the flag tile's
+    lines = render_area(area)
+    text = "\n".join(lines)
+    assert "X" in lines[1] and "^X" in text  # the X edge at the top, the flag in the centre
+    assert "P" in text and "L" in text
+    plain = render_area(area, color=False)
+    assert not any(ESC in line for line in plain)
+
+
+def test_lake_mountain_and_flag_colours_are_their_own() -> None:
+    styles = {letter: PALETTE[letter] for letter in "RLPXT"}
+    assert len(set(styles.values())) == len(styles)  # lake is not river, mountain is not track
+    coloured = "\n".join(render_area(area_of(("RLPXMM", 0, 0, 0)), color=True))
+    for letter in "RLPX":
+        assert f"\033[{PALETTE[letter]}m{letter}\033[0m" in coloured
+    assert face_text("RLPXMM", color=False) == "RLPXMM"
+    assert visible_width(face_text("RLPXMM", color=True)) == 6
+
+
+def test_legend_shows_the_letters_of_the_mode() -> None:
+    coop = "\n".join(legend(mode="coop"))
+    duel = "\n".join(legend(mode="duel"))
+    h2h = "\n".join(legend(mode="head-to-head"))
+    assert "T track" in coop and "L lake" not in coop
+    assert "C4 connection task" in duel and "FG6 double task" in duel and "T track" in duel
+    for words in ("L lake", "P mountain", "X multicoloured flag", "^X multicoloured flag"):
+        assert words in h2h
+    assert "T track" not in h2h
+    assert legend() == legend(mode="coop")
+    assert any(ESC in line for line in legend(color=True, mode="head-to-head"))
+
+
+def test_duel_task_marks() -> None:
+    connection = TaskSpec("connection", 4)
+    double = TaskSpec("double", 6, ("forest", "grain"))
+    assert task_mark(connection) == ("C4", "task")
+    assert task_mark(double) == ("FG6", "task")
+    assert task_mark(double, COMPLETED) == ("FG6+", "done")
+    assert task_mark(double, FAILED, room=3) == ("D6x", "failed")
+    area = PlayArea()
+    area.play("FFGGVV", Placement(Hex(0, 0), 0), task=double)
+    assert "FG6" in "\n".join(render_area(area))
+    for q in range(1, 9):
+        area.play("MMMMMM", Placement(Hex(q, 0), 0))
+    narrow = render_area(area, max_width=50)
+    assert "D6" in "\n".join(narrow) and "FG6" not in "\n".join(narrow)
+
+
+def test_side_by_side_pads_coloured_lines_by_what_shows() -> None:
+    left = [paint("ab", "F", True), "abcd"]
+    right = ["x", "y", "z"]
+    lines = side_by_side([left, right], gap=2)
+    assert [visible_width(line) for line in lines] == [7, 7, 7]
+    assert lines[2] == " " * 6 + "z"
+    assert side_by_side([]) == []

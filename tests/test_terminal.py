@@ -35,6 +35,21 @@ def run(args: list[str], stdin: str = "", env: Env | None = None) -> subprocess.
     )
 
 
+def dorf_here(args: list[str], stdin: str = "") -> tuple[int, str, str]:
+    """``dorf play`` or ``dorf replay`` in this process: exit code, output and errors."""
+    from dorf.cli import build_parser
+    from dorf.terminal import replay_main
+
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(io.StringIO(stdin), out, err, color=False)
+    try:
+        parsed = build_parser().parse_args(args)
+    except SystemExit as exc:
+        return int(exc.code or 0), "", ""
+    main = play_main if parsed.command == "play" else replay_main
+    return main(parsed, console), out.getvalue(), err.getvalue()
+
+
 def first_moves(seed: int, players: int = 1, limit: int | None = None) -> tuple[list[str], int]:
     """The placements of a game that always takes the first legal placement, and its score."""
     state = CoopGame(seed=seed, players=players).new_state()

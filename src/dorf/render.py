@@ -5,8 +5,9 @@ narrow layout) right of column ``q - 1`` and half a hex lower, so row ``r`` runs
 column.  Every placed tile shows its six edge letters inside its border, edge
 by edge (N at the top, NE and SE on the right, S on the bottom border, SW and
 NW on the left), so terrain never depends on colour alone.  The centre shows a
-task (``F5``: forest, 5 tiles; ``+`` completed, ``x`` failed), a flag (``^G``)
-and ``*`` on the tile placed last.  An empty cell where the next tile may go
+task (``F5``: forest, 5 tiles; ``+`` completed, ``x`` failed; the Duel's
+``C4`` connection and ``FG6`` double tasks), a flag (``^G``, ``^X`` for a
+multicoloured flag) and ``*`` on the tile placed last.  An empty cell where the next tile may go
 shows its coordinates ``q,r`` and, below them, the rotations that fit there.
 
 >>> from dorf.area import PlayArea, Placement
@@ -22,13 +23,14 @@ shows its coordinates ``q,r`` and, below them, the rotations that fit there.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dorf.area import PlacedTile, PlayArea
 from dorf.hexgrid import Hex
-from dorf.tasks import COMPLETED, FAILED, TaskSpec, TaskStatus
-from dorf.terrain import TASK_LETTER, TERRAIN_NAMES
+from dorf.tasks import COMPLETED, CONNECTION, FAILED, TaskSpec, TaskStatus
+from dorf.terrain import TERRAIN_NAMES
 from dorf.tiles import rotate
 
 
@@ -79,7 +81,7 @@ PALETTE: dict[str, str] = {
     "M": "30;48;5;151",
     "R": "1;97;48;5;33",
     "T": "1;97;48;5;241",
-    "L": "1;97;48;5;25",
+    "L": "1;97;48;5;30",
     "P": "1;30;48;5;250",
     "X": "1;30;48;5;213",
     "border": "38;5;244",
@@ -149,12 +151,21 @@ class HexFace:
     border: str = "border"
 
 
-def task_mark(spec: TaskSpec, status: TaskStatus | None = None) -> tuple[str, str]:
-    """A task's centre text and style: ``F5`` open, ``F5+`` completed, ``F5x`` failed."""
-    text = f"{TASK_LETTER[spec.type]}{spec.value}"
-    if status in _STATUS_MARK:
-        return text + _STATUS_MARK[status], _STATUS_STYLE[status]
-    return text, "task"
+def task_mark(spec: TaskSpec, status: TaskStatus | None = None, room: int = 4) -> tuple[str, str]:
+    """A task's centre text and style: ``F5`` open, ``F5+`` completed, ``F5x`` failed.
+
+    A connection task reads ``C4``; a double task names both territories,
+    ``FG6``, or reads ``D6`` when that is longer than ``room`` characters.
+
+    >>> task_mark(TaskSpec("double", 6, ("forest", "grain")), room=2)
+    ('D6', 'task')
+    """
+    letters = "C" if spec.type == CONNECTION else spec.letters
+    mark = "" if status is None else _STATUS_MARK.get(status, "")
+    if len(letters) + len(str(spec.value)) + len(mark) > room:
+        letters = "D"
+    style = "task" if status is None else _STATUS_STYLE.get(status, "task")
+    return f"{letters}{spec.value}{mark}", style
 
 
 def flag_mark(flag: str | None, last: bool = False) -> tuple[str, str]:
@@ -163,9 +174,9 @@ def flag_mark(flag: str | None, last: bool = False) -> tuple[str, str]:
     return text, "flag" if flag else "last"
 
 
-def face_of(tile: PlacedTile, last: bool = False) -> HexFace:
-    """The hex drawing of a placed tile."""
-    task = task_mark(tile.task.spec, tile.task.status) if tile.task is not None else ("", "")
+def face_of(tile: PlacedTile, last: bool = False, room: int = 4) -> HexFace:
+    """The hex drawing of a placed tile (``room``: characters inside the hex for the task)."""
+    task = task_mark(tile.task.spec, tile.task.status, room) if tile.task is not None else ("", "")
     return HexFace(tile.edges, task, flag_mark(tile.flag, last), "last" if last else "border")
 
 
@@ -244,7 +255,7 @@ def render_area(
     top = min(y for _, y in spots)
     width = max(x for x, _ in spots) - left + layout.width
     canvas = Canvas(width, max(y for _, y in spots) - top + HEX_HEIGHT)
-    faces = [(_origin(t.at, layout), face_of(t, t.at == last)) for t in area.placed]
+    faces = [(_origin(t.at, layout), face_of(t, t.at == last, layout.top - 1)) for t in area.placed]
     for (x, y), face in sorted(faces, key=lambda item: item[1].border == "last"):
         draw_border(canvas, x - left, y - top, layout, face.border)
     for (x, y), face in faces:
@@ -301,14 +312,60 @@ def render_rotations(
     return canvas.lines(color)
 
 
-def legend(color: bool = False) -> list[str]:
-    """What the letters and marks of the map mean."""
-    terrains = "  ".join(f"{paint(letter, letter, color)} {TERRAIN_NAMES[letter]}" for letter in "FGVMRT")
-    return [
+#: The edge letters each mode's tiles use.
+MODE_LETTERS: dict[str, str] = {"coop": "FGVMRT", "duel": "FGVMRT", "head-to-head": "FGVMRLPX"}
+
+
+def legend(color: bool = False, mode: str = "coop") -> list[str]:
+    """What the letters and marks of the map mean, for the tiles of ``mode``."""
+    letters = MODE_LETTERS.get(mode, "FGVMRTLPX")
+    terrains = "  ".join(f"{paint(letter, letter, color)} {TERRAIN_NAMES[letter]}" for letter in letters)
+    flag = ("^X", "multicoloured flag") if "X" in letters else ("^F", "flag in the forest")
+    lines = [
         f"Edges: {terrains}",
         f"Centre: {paint('F5', 'task', color)} task (forest, exactly 5 tiles; "
         f"{paint('F5+', 'done', color)} done, {paint('F5x', 'failed', color)} failed)"
-        f"  {paint('^F', 'flag', color)} flag in the forest  {paint('*', 'last', color)} last tile",
-        f"Empty cells: {paint('q,r', 'legal', color)} with the rotations that fit below it "
-        "(q counts columns left to right, r counts down a column)",
+        f"  {paint(flag[0], 'flag', color)} {flag[1]}  {paint('*', 'last', color)} last tile",
     ]
+    if mode == "duel":
+        lines.append(
+            f"        {paint('C4', 'task', color)} connection task (4 tiles around it)  "
+            f"{paint('FG6', 'task', color)} double task (forest or grain, 6; "
+            f"{paint('D6', 'task', color)} in narrow maps)"
+        )
+    if "X" in letters:
+        lines.append("        an X edge joins the forest, grain or village it meets")
+    if "L" in letters:
+        lines.append("        two L edges that meet make a lake, two P edges a mountain: 3 points each")
+    lines.append(
+        f"Empty cells: {paint('q,r', 'legal', color)} with the rotations that fit below it "
+        "(q counts columns left to right, r counts down a column)"
+    )
+    return lines
+
+
+def face_text(face: str, color: bool = False) -> str:
+    """A face's six letters, each painted in its terrain's colour when ``color`` is on."""
+    return "".join(paint(letter, letter, color) for letter in face)
+
+
+_ESCAPE = re.compile(r"\033\[[0-9;]*m")
+
+
+def visible_width(line: str) -> int:
+    """The characters of ``line`` a terminal shows (colour codes take no room)."""
+    return len(_ESCAPE.sub("", line))
+
+
+def side_by_side(blocks: Sequence[Sequence[str]], gap: int = 4) -> list[str]:
+    """Blocks of lines next to each other, each padded to its widest line, tops aligned."""
+    widths = [max((visible_width(line) for line in block), default=0) for block in blocks]
+    height = max((len(block) for block in blocks), default=0)
+    out = []
+    for y in range(height):
+        parts = []
+        for block, width in zip(blocks, widths, strict=True):
+            line = block[y] if y < len(block) else ""
+            parts.append(line + " " * (width - visible_width(line)))
+        out.append((" " * gap).join(parts).rstrip())
+    return out

@@ -6,29 +6,57 @@ and the revealed tile in each of its rotations; the player types a placement
 (``q,r/rot`` or ``q r rot``) or a command (``help``).  Exit codes: 0 for a
 finished game, 1 for a game left unfinished (``quit`` or end of input), 2 for
 a usage error or an unreadable record.
+
+This module holds the cooperative game and the entry points of every mode;
+the two-player modes live in :mod:`dorf.terminal_duel` and
+:mod:`dorf.terminal_head_to_head`, what all modes share in
+:mod:`dorf.terminal_screen`.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import random
-import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from dorf.area import IllegalPlacement, Placement
-from dorf.coop import MAX_PLAYERS, CoopGame, CoopState, Revealed, Turn
-from dorf.hexgrid import Hex, hex_of
-from dorf.record import RecordError, apply_decision, load_record, save_record, start_of
-from dorf.render import legend, paint, render_area, render_rotations
-from dorf.tasks import COMPLETED, Task, TaskStatus
-from dorf.terrain import TERRAIN_NAMES
-from dorf.tiles import distinct_rotations
+from dorf.coop import MAX_PLAYERS, CoopGame, CoopState
+from dorf.duel import DuelGame, DuelState
+from dorf.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.hexgrid import Hex
+from dorf.players import make_player
+from dorf.record import RecordError, apply_decision, load_record, start_of
+from dorf.render import legend
+from dorf.search import SearchPlayer
+from dorf.seat import Turn
+from dorf.terminal_duel import DuelSession
+from dorf.terminal_head_to_head import HeadToHeadSession
+from dorf.terminal_screen import (
+    HINT_FUTURES,
+    Console,
+    change_text,
+    changes_text,
+    flag_lines,
+    hint_lines,
+    moves_lines,
+    offer_save,
+    plural,
+    read_placement,
+    save_game,
+    short_tile_text,
+    task_lines,
+    tile_text,
+    wants_color,
+)
+from dorf.terminal_screen import legal_by_cell as legal_cells
+from dorf.terminal_screen import map_lines as area_map_lines
+from dorf.terminal_screen import rotation_lines as tile_rotation_lines
+from dorf.terminal_two_player import TwoPlayerReplay, TwoPlayerSession
+
+__all__ = ["Console", "Replay", "Session", "UsageError", "play_main", "replay_main", "wants_color"]
 
 HELP = """\
 Place the tile by typing its cell and rotation:  q,r/rot  or  q r rot  (e.g. 1,-2/3 or 1 -2 3).
@@ -37,145 +65,35 @@ Commands:
   moves         list every legal placement, by cell
   rotations     draw the tile in each rotation, with the number of cells where it fits
   map           draw the map and the turn again
+  hint          what the search player would play here, and what each choice is worth
   undo          take back the last placement
   save FILE     write the game record (dorf-record/1) to FILE
   help          this text
   quit          leave the game (saved with --save, if given)"""
 
-SEPARATOR_WIDTH = 72
+MODES = ("coop", "duel", "head-to-head")
+#: Who can sit opposite: a person, or a computer player (any spec of :func:`make_player`).
+OPPONENTS = ("human", "random", "greedy", "search", "search:2s")
+#: The two-player modes' names on screen.
+TITLES = {"duel": "Dorfromantik: The Duel", "head-to-head": "Dorfromantik: Head to Head"}
+COMPUTER = "Computer"
 
 
 class UsageError(ValueError):
     """Bad arguments to ``dorf play``; the message is one line."""
 
 
-# --- input and output ------------------------------------------------------------
-
-
-def wants_color(no_color: bool, stream: TextIO) -> bool:
-    """Colour only on a terminal, without --no-color, NO_COLOR or TERM=dumb."""
-    if no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-@dataclass
-class Console:
-    """Where lines come from and go to; echoes input that does not come from a terminal."""
-
-    inp: TextIO
-    out: TextIO
-    err: TextIO
-    color: bool = False
-    width: int = 100
-
-    @classmethod
-    def standard(cls, no_color: bool) -> Console:
-        width = shutil.get_terminal_size((100, 24)).columns
-        return cls(sys.stdin, sys.stdout, sys.stderr, wants_color(no_color, sys.stdout), width)
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
-
-    def lines(self, lines: list[str]) -> None:
-        for line in lines:
-            self.say(line)
-
-    def warn(self, text: str) -> None:
-        print(text, file=self.err, flush=True)
-
-    def ask(self, prompt: str) -> str | None:
-        """One line of input without its newline, or None at the end of input."""
-        if self.inp is sys.stdin and sys.stdin.isatty() and self.out is sys.stdout:
-            _enable_line_editing()
-            try:
-                return input(paint(prompt, "title", self.color))
-            except EOFError:
-                self.say()
-                return None
-        self.out.write(paint(prompt, "title", self.color))
-        line = self.inp.readline()
-        if not line:
-            self.say()
-            return None
-        line = line.rstrip("\r\n")
-        self.say(line)
-        return line
-
-
-def _enable_line_editing() -> None:
-    with contextlib.suppress(ImportError):
-        import readline  # noqa: F401  (importing it gives input() line editing)
-
-
-# --- describing the game -----------------------------------------------------------
-
-
-def plural(count: int, word: str) -> str:
-    """``1 tile``, ``2 tiles``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def place_text(at: Hex) -> str:
-    return f"{at.q},{at.r}"
-
-
-def task_text(task: Task) -> str:
-    return f"{task.type} {task.value} at {place_text(hex_of(task.cell))}"
-
-
-def tile_text(revealed: Revealed) -> str:
-    """The revealed tile in words: its edges, task and flag."""
-    tile = revealed.tile
-    parts = [tile.face]
-    if revealed.task is not None:
-        parts.append(f"with a {revealed.task.type} task of {revealed.task.value}")
-    if tile.flag:
-        parts.append(f"with a flag in its {TERRAIN_NAMES[tile.flag]}")
-    return " ".join(parts)
-
-
-def short_tile_text(revealed: Revealed) -> str:
-    """The tile in a few characters: ``MFFFFF forest flag``, ``GGGMRM grain 4 task``."""
-    tile = revealed.tile
-    if revealed.task is not None:
-        return f"{tile.face} {revealed.task.type} {revealed.task.value} task"
-    if tile.flag:
-        return f"{tile.face} {TERRAIN_NAMES[tile.flag]} flag"
-    return tile.face
-
-
-def change_text(task: Task, status: TaskStatus) -> str:
-    verb = "completed" if status is COMPLETED else "failed"
-    return f"{verb} {task_text(task)}"
+# --- describing the cooperative game ------------------------------------------------
 
 
 def legal_by_cell(state: CoopState) -> dict[Hex, list[int]]:
     """The revealed tile's legal rotations, cell by cell, in the area's order."""
-    cells: dict[Hex, list[int]] = {}
-    for placement in state.legal_placements():
-        cells.setdefault(placement.at, []).append(placement.rot)
-    return cells
-
-
-def last_cell(state: CoopState) -> Hex | None:
-    return state.area.placed[-1].at if state.area.placed else None
+    return legal_cells(state.legal_placements())
 
 
 def map_lines(state: CoopState, console: Console, with_frontier: bool) -> list[str]:
     """The play area; with the frontier labelled when a tile waits to be placed."""
-    legal = legal_by_cell(state) if with_frontier else {}
-    frontier = state.area.frontier() if with_frontier else []
-    lines = render_area(
-        state.area,
-        legal=legal,
-        frontier=frontier,
-        last=last_cell(state),
-        color=console.color,
-        max_width=console.width,
-    )
-    return lines or ["(no tiles yet)"]
+    return area_map_lines(state.area, console, state.legal_placements() if with_frontier else None)
 
 
 def score_text(state: CoopState) -> str:
@@ -186,68 +104,16 @@ def score_text(state: CoopState) -> str:
     )
 
 
-def task_lines(state: CoopState) -> list[str]:
-    """Each active task with its territory (river, track) as it stands."""
-    tasks = state.area.active_tasks()
-    if not tasks:
-        return ["Active tasks: none"]
-    out = [f"Active tasks ({len(tasks)}):"]
-    for task in tasks:
-        group = state.area.group(hex_of(task.cell), task.spec.letter)
-        size, open_edges = (group.size, group.open_edges) if group else (0, 0)
-        out.append(f"  {task_text(task)}: {size} of {task.value} tiles, {plural(open_edges, 'open edge')}")
-    return out
-
-
-def flag_lines(state: CoopState) -> list[str]:
-    """Each flag with its territory, which scores only when closed."""
-    out = []
-    for tile, group in state.area.flags():
-        assert tile.flag is not None
-        status = "closed" if group.closed else plural(group.open_edges, "open edge")
-        where = f"{TERRAIN_NAMES[tile.flag]} flag at {place_text(tile.at)}"
-        out.append(f"  {where}: {plural(group.size, 'tile')}, {status}")
-    return ["Flags:", *out] if out else []
-
-
 def rotation_lines(state: CoopState, console: Console) -> list[str]:
-    revealed = state.revealed
-    if revealed is None:
-        return []
-    cells: dict[int, int] = {}
-    for placement in state.legal_placements():
-        cells[placement.rot] = cells.get(placement.rot, 0) + 1
-    tile = revealed.tile
-    rotations = distinct_rotations(tile.face)
-    return render_rotations(
-        tile.face, rotations, task=revealed.task, flag=tile.flag, cells=cells, color=console.color
-    )
+    return tile_rotation_lines(state.revealed, state.legal_placements(), console)
 
 
-def moves_lines(state: CoopState, width: int) -> list[str]:
-    """The legal placements, compactly: ``q,r: rotations`` for each cell, wrapped."""
-    cells = legal_by_cell(state)
-    count = sum(len(rots) for rots in cells.values())
-    head = f"{plural(count, 'legal placement')} in {plural(len(cells), 'cell')} (q,r: rotations):"
-    out = [head]
-    line = " "
-    for at, rots in sorted(cells.items()):
-        entry = f"  {place_text(at)}: {'0-5' if len(rots) == 6 else ' '.join(map(str, rots))}"
-        if len(line) + len(entry) > width:
-            out.append(line)
-            line = " "
-        line += entry
-    if line.strip():
-        out.append(line)
-    return out
-
-
-# --- playing ---------------------------------------------------------------------
+# --- playing the cooperative game ---------------------------------------------------
 
 
 @dataclass
 class Session:
-    """A game at the terminal: the state, the players' names and where it goes."""
+    """A cooperative game at the terminal: the state, the players' names and where it goes."""
 
     state: CoopState
     names: list[str]
@@ -264,9 +130,8 @@ class Session:
         state = self.state
         view = state.view()
         players = f" ({state.player + 1} of {len(self.names)})" if len(self.names) > 1 else ""
-        title = f"== Turn {state.turn}: {self.name} to play{players} "
         return [
-            paint(title.ljust(SEPARATOR_WIDTH, "="), "title", self.console.color),
+            self.console.title(f"Turn {state.turn}: {self.name} to play{players}"),
             f"Tiles left: {view.landscapes_left} landscape, {view.task_tiles_left} task",
             score_text(state),
         ]
@@ -283,7 +148,7 @@ class Session:
             console.lines(legend(console.color))
             self.show_legend = False
         console.lines(self.header())
-        console.lines(task_lines(state) + flag_lines(state))
+        console.lines(task_lines(state.area) + flag_lines(state.area))
         console.say(f"Tile to place: {tile_text(state.revealed)}")
         console.lines(rotation_lines(state, console))
 
@@ -303,8 +168,7 @@ class Session:
             return f"Turn {turn.number}: {tile_text(turn.revealed)} fits nowhere and is set aside."
         assert turn.placement is not None
         text = f"Turn {turn.number}: {name} placed {tile_text(turn.revealed)} at {turn.placement}."
-        changes = "; ".join(change_text(task, status) for task, status in turn.changes)
-        return f"{text} {changes[0].upper()}{changes[1:]}." if changes else text
+        return text + changes_text(turn.changes)
 
     def prompt(self) -> str:
         return f"{self.name}, turn {self.state.turn}> "
@@ -349,30 +213,7 @@ class Session:
 
     def parse_placement(self, text: str) -> Placement:
         """``q,r/rot``, ``q r rot``, or ``q,r`` when one rotation fits there."""
-        parts = text.replace(",", " ").replace("/", " ").split()
-        if len(parts) != 2:
-            return Placement.from_text(text)
-        try:
-            at = Hex(int(parts[0]), int(parts[1]))
-        except ValueError:
-            raise ValueError(f"cannot read placement {text!r}: expected q,r/rot") from None
-        rots = legal_by_cell(self.state).get(at, [])
-        if len(rots) == 1:
-            return Placement(at, rots[0])
-        if rots:
-            raise ValueError(
-                f"give a rotation too: at {place_text(at)} rotations {', '.join(map(str, rots))} fit"
-            )
-        raise ValueError(self.cell_problem(at))
-
-    def cell_problem(self, at: Hex) -> str:
-        """Why no rotation of the tile goes at ``at``, in one line."""
-        area = self.state.area
-        if area.tile_at(at) is not None:
-            return f"{place_text(at)} is already taken"
-        if at not in area.frontier():
-            return f"{place_text(at)} does not touch the play area"
-        return f"the tile fits at {place_text(at)} in no rotation"
+        return read_placement(text, self.state.legal_placements(), self.state.area)
 
     def cmd_help(self, rest: str) -> bool:
         self.console.say(HELP)
@@ -380,7 +221,7 @@ class Session:
         return False
 
     def cmd_moves(self, rest: str) -> bool:
-        self.console.lines(moves_lines(self.state, min(self.console.width, 100) - 2))
+        self.console.lines(moves_lines(self.state.legal_placements(), min(self.console.width, 100) - 2))
         return False
 
     def cmd_rotations(self, rest: str) -> bool:
@@ -391,6 +232,15 @@ class Session:
     def cmd_map(self, rest: str) -> bool:
         self.show_legend = True
         return True
+
+    def cmd_hint(self, rest: str) -> bool:
+        if self.state.is_over:
+            self.console.say("the game is over")
+            return False
+        self.console.lines(
+            hint_lines(SearchPlayer(self.state.turn, iterations=HINT_FUTURES), self.state.view())
+        )
+        return False
 
     def cmd_undo(self, rest: str) -> bool:
         try:
@@ -405,21 +255,11 @@ class Session:
         return True
 
     def cmd_save(self, rest: str) -> bool:
-        if not rest:
-            self.console.say("save needs a file name: save FILE")
-            return False
         self.save(rest)
         return False
 
     def save(self, path: str) -> bool:
-        try:
-            save_record(self.state, path, self.names)
-        except OSError as exc:
-            self.console.say(f"cannot save to {path}: {exc.strerror or exc}")
-            return False
-        done = "game" if self.state.is_over else f"game so far (turn {self.state.turn})"
-        self.console.say(f"Saved the {done} to {path}.")
-        return True
+        return save_game(self.console, self.state, path, self.names, f"turn {self.state.turn}")
 
 
 COMMANDS: dict[str, Callable[[Session, str], bool]] = {
@@ -431,6 +271,7 @@ COMMANDS: dict[str, Callable[[Session, str], bool]] = {
     "rot": Session.cmd_rotations,
     "map": Session.cmd_map,
     "undo": Session.cmd_undo,
+    "hint": Session.cmd_hint,
     "save": Session.cmd_save,
 }
 
@@ -467,43 +308,52 @@ def finish(session: Session) -> int:
     console.say()
     console.lines(map_lines(state, console, with_frontier=False))
     console.say()
-    console.say(
-        paint(f"== Game over after {state.turn} turns ".ljust(SEPARATOR_WIDTH, "="), "title", console.color)
-    )
+    console.say(console.title(f"Game over after {state.turn} turns"))
     console.lines(state.score().lines())
     if session.save_path is not None:
         return 0 if session.save(session.save_path) else 1
-    return offer_save(session)
+    return offer_save(console, session.save)
 
 
-def offer_save(session: Session) -> int:
-    """After the game: ``save FILE`` keeps the record; an empty line or the end of input leaves."""
-    console = session.console
-    console.say("Type save FILE to keep the game record, or press Enter to leave.")
-    while True:
-        line = console.ask("> ")
-        if line is None or not line.strip() or line.strip().lower() in ("quit", "exit", "q"):
-            return 0
-        words = line.split()
-        if words[0].lower() == "save" and len(words) > 1:
-            if session.save(line.strip()[4:].strip()):
-                return 0
-        else:
-            console.say("the game is over: type save FILE, or press Enter to leave")
+# --- setting up from the arguments ---------------------------------------------------
 
 
 def player_names(players: int | None, names: str | None) -> list[str]:
-    """The players' names from --players and --names; UsageError if they disagree."""
+    """The cooperative players' names from --players and --names; UsageError if they disagree."""
     if names is not None:
-        found = [name.strip() for name in names.split(",")]
-        if any(not name for name in found):
-            raise UsageError(f"--names {names!r} has an empty name")
+        found = split_names(names)
         if players is not None and players != len(found):
             raise UsageError(f"--players {players} but --names gives {len(found)} names")
     else:
         found = [f"Player {i + 1}" for i in range(players or 1)]
     if not 1 <= len(found) <= MAX_PLAYERS:
         raise UsageError(f"the cooperative game is for 1 to {MAX_PLAYERS} players, not {len(found)}")
+    return found
+
+
+def split_names(names: str) -> list[str]:
+    found = [name.strip() for name in names.split(",")]
+    if any(not name for name in found):
+        raise UsageError(f"--names {names!r} has an empty name")
+    return found
+
+
+def two_player_names(mode: str, opponent: str, players: int | None, names: str | None) -> list[str]:
+    """Two names: from --names (one is enough against the computer), else Player 1 and 2 (or Computer)."""
+    game = {"duel": "the Duel", "head-to-head": "Head to Head"}[mode]
+    if players is not None and players != 2:
+        raise UsageError(f"{game[0].upper()}{game[1:]} is for 2 players, not {players}")
+    computer = opponent != "human"
+    if names is None:
+        return ["Player 1", COMPUTER if computer else "Player 2"]
+    found = split_names(names)
+    if computer and len(found) == 1:
+        return [found[0], COMPUTER if found[0] != COMPUTER else "Random"]
+    if len(found) != 2:
+        wanted = "1 or 2 names (yours first)" if computer else "2 names"
+        raise UsageError(f"--names gives {len(found)} names; {game} wants {wanted}")
+    if found[0] == found[1]:
+        raise UsageError(f"--names {names!r}: the two players need different names")
     return found
 
 
@@ -520,13 +370,31 @@ def check_save_path(path: str | None) -> None:
 def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
     """``dorf play``: set up from the arguments, greet, and run the game."""
     console = console or Console.standard(args.no_color)
+    mode: str = getattr(args, "mode", None) or "coop"
+    opponent: str | None = getattr(args, "opponent", None)
     try:
-        names = player_names(args.players, args.names)
+        if mode not in MODES:
+            raise UsageError(f"--mode {mode!r}: choose from {', '.join(MODES)}")
+        if mode == "coop":
+            if opponent is not None:
+                raise UsageError("--opponent is for the two-player modes (--mode duel or head-to-head)")
+            names = player_names(args.players, args.names)
+        else:
+            opponent = opponent or "human"
+            if opponent != "human":
+                try:
+                    make_player(opponent)
+                except ValueError as exc:
+                    raise UsageError(f"--opponent: {exc}") from None
+            names = two_player_names(mode, opponent, args.players, args.names)
         check_save_path(args.save)
     except UsageError as exc:
         console.warn(f"dorf play: {exc}")
         return 2
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    if mode != "coop":
+        assert opponent is not None
+        return play_two_player(mode, seed, names, opponent, console, args.save)
     state = CoopGame(seed=seed, players=len(names)).new_state()
     who = "solo" if len(names) == 1 else f"{len(names)} players: {', '.join(names)}"
     console.say(f"Dorfromantik, the cooperative board game ({who}).")
@@ -537,12 +405,55 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
     return run_session(session)
 
 
+def computer_style(spec: str) -> str:
+    """How a computer opponent plays, in words: ``plays at random``."""
+    name, _, budget = spec.partition(":")
+    if name == "random":
+        return "plays at random"
+    if name == "greedy":
+        return "plays greedily, one placement ahead"
+    return f"looks ahead over sampled futures ({budget or 'the default budget'})"
+
+
+def play_two_player(
+    mode: str, seed: int, names: list[str], opponent: str, console: Console, save_path: str | None
+) -> int:
+    """Greet, set up and run a Duel or a Head to Head game."""
+    computer = make_player(opponent, seed) if opponent != "human" else None
+    session: TwoPlayerSession[Any]
+    if mode == "duel":
+        session = DuelSession(
+            DuelGame(seed=seed).new_state(), names, console, computer=computer, save_path=save_path
+        )
+    else:
+        session = HeadToHeadSession(
+            HeadToHeadGame(seed=seed).new_state(), names, console, computer=computer, save_path=save_path
+        )
+    if computer is None:
+        how = f"{names[0]} against {names[1]} at one terminal"
+    elif names[1] == COMPUTER:
+        how = f"{names[0]} against the computer, which {computer_style(opponent)}"
+    else:
+        how = f"{names[0]} against {names[1]}, played by the computer, which {computer_style(opponent)}"
+    console.say(f"{TITLES[mode]} ({how}).")
+    again = f"dorf play --mode {mode} --seed {seed}" + (f" --opponent {opponent}" if computer else "")
+    console.say(f"Seed {seed}: play this very game again with  {again}")
+    if mode == "head-to-head":
+        console.say(
+            f"First the draft: take turns to pick tiles from the open pool, {names[0]} first; "
+            f"{names[1]} also gets the last one."
+        )
+    undo = "undo takes back your last move" if computer else "there is no undo between two players"
+    console.say(f"Type help for the commands ({undo}).")
+    return session.run()
+
+
 # --- replaying ---------------------------------------------------------------------
 
 
 @dataclass
 class Replay:
-    """A record being stepped through, turn by turn."""
+    """A cooperative record being stepped through, turn by turn."""
 
     record: dict[str, Any]
     state: CoopState
@@ -608,13 +519,22 @@ class Replay:
 
 
 def replay_main(args: argparse.Namespace, console: Console | None = None) -> int:
-    """``dorf replay FILE [--step]``: print each turn, then the final map and score pad."""
+    """``dorf replay FILE [--step]``: print each turn, then the final map and score pad(s)."""
     console = console or Console.standard(getattr(args, "no_color", False))
     try:
         record = load_record(args.file)
         state = start_of(record)
         names = [str(name) for name in record["players"]]
-        return Replay(record, state, names, console, bool(args.step)).run()
+        step = bool(args.step)
+        if isinstance(state, CoopState):
+            return Replay(record, state, names, console, step).run()
+        session: TwoPlayerSession[Any]
+        if isinstance(state, DuelState):
+            session = DuelSession(state, names, console)
+        else:
+            assert isinstance(state, HeadToHeadState)
+            session = HeadToHeadSession(state, names, console)
+        return TwoPlayerReplay(record, session, step).run()
     except RecordError as exc:
         console.warn(f"dorf replay: {exc}")
         return 2
