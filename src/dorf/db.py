@@ -1,0 +1,149 @@
+"""The one SQLite database that dorf keeps: where it lives and how to open it.
+
+Every part of dorf that stores something (the campaigns now, the server later)
+shares one file.  Its path is :func:`default_path`: ``$DORF_DB`` if set, else
+``$XDG_DATA_HOME/dorf/dorf.sqlite3``, else ``~/.local/share/dorf/dorf.sqlite3``.
+
+:func:`connect` opens it with foreign keys on, WAL journaling and a busy
+timeout, in autocommit mode: a change that must happen whole runs inside
+:func:`transaction`.  Each part owns a list of schema steps and applies it with
+:func:`migrate` under its own component name; the table ``schema_version``
+remembers how many steps of each component a file has, so parts upgrade
+independently.  ``PRAGMA user_version`` is the version of this layout itself.
+
+>>> conn = connect(":memory:")
+>>> migrate(conn, "example", ["CREATE TABLE example_item (id INTEGER PRIMARY KEY)"])
+1
+>>> schema_versions(conn)
+{'example': 1}
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+#: The file name under the data directory.
+FILE_NAME = "dorf.sqlite3"
+#: ``PRAGMA user_version`` of a file laid out by this module.
+LAYOUT_VERSION = 1
+#: How long a writer waits for another one (the server and a terminal command may overlap).
+BUSY_TIMEOUT_MS = 5000
+
+
+class DatabaseError(ValueError):
+    """The database cannot be opened or is newer than this dorf; the message is one line."""
+
+
+def default_path() -> Path:
+    """Where the shared database lives unless a command is given ``--db``."""
+    explicit = os.environ.get("DORF_DB")
+    if explicit:
+        return Path(explicit).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME")
+    base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
+    return base / "dorf" / FILE_NAME
+
+
+def connect(path: str | os.PathLike[str] | None = None) -> sqlite3.Connection:
+    """Open (creating if needed) the database at ``path`` (default :func:`default_path`)."""
+    target = default_path() if path is None else path
+    memory = str(target) == ":memory:"
+    try:
+        if not memory:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(target, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except (OSError, sqlite3.Error) as exc:
+        raise DatabaseError(f"cannot open database {target}: {exc}") from None
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not memory:
+            conn.execute("PRAGMA journal_mode = WAL")
+        _lay_out(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise DatabaseError(f"cannot use database {target}: {exc}") from None
+    return conn
+
+
+def _lay_out(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > LAYOUT_VERSION:
+        raise DatabaseError(f"the database was laid out by a newer dorf (layout {version})")
+    if version == LAYOUT_VERSION:
+        return
+    with transaction(conn):
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version ("
+            " component TEXT PRIMARY KEY,"
+            " version INTEGER NOT NULL CHECK (version >= 0))"
+        )
+        conn.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` if the block raises: all or nothing."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def schema_versions(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many schema steps each component has applied to this file."""
+    return {name: version for name, version in conn.execute("SELECT component, version FROM schema_version")}
+
+
+def migrate(conn: sqlite3.Connection, component: str, steps: Sequence[str]) -> int:
+    """Apply the steps of ``component`` that this file lacks, each in its own transaction.
+
+    A step is SQL text (several statements allowed, ``;``-separated).  Steps are
+    only ever appended: step ``i`` brings the component from version ``i`` to
+    ``i + 1``.  Returns the component's version.
+    """
+    row = conn.execute("SELECT version FROM schema_version WHERE component = ?", (component,)).fetchone()
+    version = 0 if row is None else int(row[0])
+    if version > len(steps):
+        raise DatabaseError(f"the database's {component} tables are from a newer dorf (version {version})")
+    for number in range(version, len(steps)):
+        with transaction(conn):
+            for statement in _statements(steps[number]):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_version (component, version) VALUES (?, ?)"
+                " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+                (component, number + 1),
+            )
+    return len(steps)
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a schema step into whole statements (``;`` inside triggers or strings is kept)."""
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                yield pending.strip()
+            pending = ""
+    if pending.strip(" \n\t;"):
+        yield pending.strip().rstrip(";")
+
+
+__all__ = [
+    "FILE_NAME",
+    "DatabaseError",
+    "connect",
+    "default_path",
+    "migrate",
+    "schema_versions",
+    "transaction",
+]
