@@ -1,0 +1,13 @@
+"""The examples of docs/rl.md run as written."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "rl.md"
+
+
+def test_rl_md_examples() -> None:
+    result = doctest.testfile(str(DOC), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
