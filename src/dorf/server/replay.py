@@ -1,0 +1,93 @@
+"""A game record as the replay viewer steps through it.
+
+:func:`replay_steps` replays a ``dorf-record/1`` document and returns, per
+decision, the tile it placed (or the tile it picked in the Head to Head
+draft), every task's status in each area after it, and the scores; the
+browser rebuilds the board of any step from the tiles of the steps before.
+
+>>> from dorf.coop import CoopGame
+>>> from dorf.record import record_of
+>>> state = CoopGame(seed=3).new_state()
+>>> state.play(state.legal_placements()[0])
+>>> steps = replay_steps(record_of(state))["steps"]
+>>> steps[0]["tile"]["at"], steps[0]["tasks"]
+([0, 0], ['o'])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dorf.area import PlayArea
+from dorf.coop import CoopState
+from dorf.duel import DuelState
+from dorf.headtohead import HeadToHeadState
+from dorf.record import RecordError, apply_decision, start_of
+from dorf.scoring import SCORERS
+from dorf.server.views import Json, describe_tile, face_json, pad_json, spec_json, tile_json
+
+_STATUS = {"open": "o", "completed": "c", "failed": "f"}
+
+
+def _areas(state: Any) -> list[PlayArea]:
+    if isinstance(state, CoopState):
+        return [state.area]
+    if isinstance(state, DuelState):
+        return list(state.areas)
+    assert isinstance(state, HeadToHeadState)
+    return [state.area(0), state.area(1)]
+
+
+def replay_steps(record: Any) -> Json:
+    """Every step of a record; raises :class:`~dorf.record.RecordError` where it does not replay."""
+    state = start_of(record)
+    decisions = record["decisions"]
+    if not isinstance(decisions, list):
+        raise RecordError("decisions must be a list")
+    mode = record["mode"]
+    names = [str(p) for p in record["players"]]
+    steps: list[Json] = []
+    for number, raw in enumerate(decisions, 1):
+        seat = (
+            state.player
+            if isinstance(state, CoopState)
+            else raw.get("player", 0)
+            if isinstance(raw, dict)
+            else 0
+        )
+        apply_decision(state, number, raw)
+        areas = _areas(state)
+        step: Json = {"seat": seat, "name": names[seat] if 0 <= seat < len(names) else "?"}
+        if isinstance(state, HeadToHeadState) and "pick" in raw:
+            tile = state.game.tileset.tiles[raw["pick"]]
+            step["pick"] = face_json(tile)
+            step["text"] = f"{step['name']} took {describe_tile(tile)}"
+        else:
+            index = 0 if isinstance(state, CoopState) else seat
+            area = areas[index]
+            placed = area.placed[-1]
+            task_index = len(area.tasks) - 1 if placed.task is not None else None
+            step["area"] = index
+            step["tile"] = tile_json(placed, len(area.placed), task_index)
+            if placed.task is not None:
+                step["spec"] = spec_json(placed.task.spec)
+            step["text"] = (
+                f"{step['name']} placed {placed.face}"
+                + (f" ({placed.task.spec} task)" if placed.task is not None else "")
+                + f" at {placed.at.q},{placed.at.r}"
+            )
+        step["tasks"] = ["".join(_STATUS[t.status.value] for t in area.tasks) for area in _areas(state)]
+        step["scores"] = [SCORERS[mode](area).total for area in areas]
+        steps.append(step)
+    out: Json = {
+        "mode": mode,
+        "players": names,
+        "seed": record["seed"],
+        "finished": state.is_over,
+        "steps": steps,
+        "areas": len(_areas(state)),
+        "pads": [pad_json(SCORERS[mode](area)) for area in _areas(state)],
+    }
+    if not isinstance(state, CoopState) and state.is_over:
+        out["winner"] = state.winner()
+    return out

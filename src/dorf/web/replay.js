@@ -1,0 +1,115 @@
+// The replay viewer: open a record file (or a finished game of this server) and step through it.
+import { Board } from "./board.js";
+import { api, el, toast, MODE_NAMES, put } from "./util.js";
+
+export function replayPage(root, id) {
+  const host = el("div", { class: "replay" });
+  put(root, host);
+  if (id) {
+    api("GET", `/api/games/${id}/replay`).then((data) => viewer(host, data)).catch((e) => {
+      put(host, el("section", { class: "card" }, el("h2", {}, "Replay"), el("p", {}, e.message)));
+    });
+    return;
+  }
+  const input = el("input", { type: "file", id: "record-file", accept: ".json,application/json" });
+  const drop = el("section", { class: "card drop" },
+    el("h2", {}, "Replay a game record"),
+    el("p", {}, "Open a dorf-record/1 file (any mode): the download of a finished game, or a record saved by “dorf play --save”."),
+    input,
+    el("p", { class: "note" }, "Or drop the file here."));
+  const load = async (file) => {
+    try {
+      const text = await file.text();
+      let record;
+      try { record = JSON.parse(text); } catch { throw new Error(`${file.name} is not JSON`); }
+      viewer(host, await api("POST", "/api/replay", record));
+    } catch (e) {
+      toast(e.message);
+    }
+  };
+  input.addEventListener("change", () => input.files[0] && load(input.files[0]));
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); if (e.dataTransfer.files[0]) load(e.dataTransfer.files[0]); });
+  put(host, el("div", { class: "lobby narrow" }, drop));
+}
+
+function viewer(host, data) {
+  let step = data.steps.length;
+  let focus = 0;
+  let timer = null;
+  const tabs = el("div", { class: "area-tabs" });
+  const boardHost = el("div", { class: "board-host" });
+  const wrap = el("section", { class: "board-wrap" }, tabs, boardHost);
+  const slider = el("input", { type: "range", min: "0", max: String(data.steps.length), value: String(step), id: "replay-slider", "aria-label": "step" });
+  const label = el("span", { class: "step-label", id: "step-label" });
+  const text = el("p", { class: "step-text", id: "step-text" });
+  const scores = el("div", { class: "step-scores" });
+  const log = el("ol", { class: "log" });
+  const btn = (t, title, fn, id) => el("button", { type: "button", title, "aria-label": title, onclick: fn, id }, t);
+  const play = btn("Play", "Play", () => toggle(), "replay-play");
+  const controls = el("div", { class: "replay-controls" },
+    btn("⇤", "First", () => go(0)), btn("◀", "Back (←)", () => go(step - 1), "replay-back"), play,
+    btn("▶", "Forward (→)", () => go(step + 1), "replay-forward"), btn("⇥", "Last", () => go(data.steps.length)), slider, label);
+  const panel = el("aside", { class: "panel" },
+    el("div", { class: "card" }, el("h2", {}, `Replay · ${MODE_NAMES[data.mode] || data.mode}`), el("p", {}, data.players.join(", ")),
+      el("p", { class: "note" }, `seed ${data.seed}${data.finished ? "" : " · unfinished"}`), controls, text, scores),
+    el("div", { class: "card" }, el("h3", {}, "Moves"), log));
+  const board = new Board(boardHost, {});
+  put(host, el("div", { class: "game" }, wrap, panel));
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  data.steps.forEach((s, i) => log.appendChild(el("li", { "data-step": String(i + 1), onclick: () => go(i + 1) }, el("span", { class: "log-turn" }, String(i + 1)), s.text)));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowLeft") go(step - 1);
+    if (e.key === "ArrowRight") go(step + 1);
+  });
+
+  function areaAt(index, upto) {
+    const tiles = [];
+    const tasks = [];
+    for (let i = 0; i < upto; i++) {
+      const s = data.steps[i];
+      if (s.area !== index || !s.tile) continue;
+      tiles.push(s.tile);
+      if (s.spec) tasks.push({ ...s.spec, at: s.tile.at });
+    }
+    const statuses = upto > 0 ? data.steps[upto - 1].tasks[index] || "" : "";
+    const names = { o: "open", c: "completed", f: "failed" };
+    tasks.forEach((t, i) => (t.status = names[statuses[i]] || "open"));
+    const last = upto > 0 && data.steps[upto - 1].area === index && data.steps[upto - 1].tile ? data.steps[upto - 1].tile.at : null;
+    return { tiles, tasks, last };
+  }
+
+  function go(n) {
+    step = Math.max(0, Math.min(data.steps.length, n));
+    slider.value = String(step);
+    label.textContent = `${step} / ${data.steps.length}`;
+    const current = step > 0 ? data.steps[step - 1] : null;
+    if (current && current.area !== undefined && data.areas > 1 && current.area !== focus) focus = current.area;
+    text.textContent = current ? current.text : "The start";
+    const totals = current ? current.scores : data.players.map(() => 0);
+    put(scores, ...(data.areas > 1 ? data.players : ["Score"]).map((name, i) => el("p", {}, `${name}: ${totals[i] ?? 0} points`)));
+    put(tabs, ...(data.areas > 1 ? data.players.map((name, i) =>
+      el("button", { type: "button", class: `tab${i === focus ? " active" : ""}`, onclick: () => { focus = i; go(step); } }, name)) : []));
+    board.setArea(areaAt(focus, step), new Map(), { follow: false });
+    for (const li of log.children) li.classList.toggle("current", Number(li.dataset.step) === step);
+    const cur = log.querySelector("li.current");
+    if (cur) cur.scrollIntoView({ block: "nearest" });
+    if (step >= data.steps.length && timer) toggle();
+  }
+
+  function toggle() {
+    if (timer) {
+      clearInterval(timer);
+      timer = null;
+      play.textContent = "Play";
+    } else {
+      if (step >= data.steps.length) go(0);
+      timer = setInterval(() => go(step + 1), 450);
+      play.textContent = "Pause";
+    }
+  }
+
+  go(step);
+  board.fit();
+}

@@ -1,0 +1,172 @@
+"""Playing in a real browser: a whole solo game by clicking, and a Duel between two browsers."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from conftest import Pages
+
+
+def version(page: Any) -> int:
+    return int(page.evaluate("document.body.dataset.version || '-1'"))
+
+
+def wait_version_after(page: Any, old: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
+
+
+def place_by_clicking(page: Any, rng: random.Random) -> None:
+    """Choose a highlighted cell, check the preview, click it again to place."""
+    cells = page.locator(".legal-cell")
+    count = cells.count()
+    assert count > 0
+    cell = cells.nth(rng.randrange(count))
+    old = version(page)
+    cell.click()
+    page.locator("#place-button").wait_for()
+    page.locator(".card-preview .score-delta").wait_for()
+    cell.click()  # the same cell again: place
+    wait_version_after(page, old)
+
+
+def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
+    page = pages.new()
+    page.goto(server_url + "/")
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))
+    page.locator(".legal-cell").first.wait_for()
+    assert page.locator(".banner").inner_text().startswith("Your turn")
+
+    # Rotating: the button, the R key and the mouse wheel all turn the tile.
+    rotation = page.locator(".card-tile .rot-no")
+    assert rotation.inner_text() == "rotation 0"
+    page.locator("#rotate-button").click()
+    assert rotation.inner_text() == "rotation 1"
+    page.keyboard.press("r")
+    assert rotation.inner_text() == "rotation 2"
+    page.mouse.move(300, 300)
+    page.mouse.wheel(0, 120)
+    page.wait_for_function("document.querySelector('.card-tile .rot-no').textContent === 'rotation 3'")
+
+    rng = random.Random(3)
+    moves = 0
+    while page.evaluate("document.body.dataset.over") != "1":
+        place_by_clicking(page, rng)
+        moves += 1
+        if moves == 3:  # undo once in the middle of the game
+            tiles = page.locator(".tiles .tile").count()
+            old = version(page)
+            page.get_by_role("button", name="↶ Undo").click()
+            wait_version_after(page, old)
+            assert page.locator(".tiles .tile").count() == tiles - 1
+        assert moves < 200
+    pad = page.locator("#score-pad")
+    pad.wait_for()
+    assert "Final score" in pad.inner_text()
+    total = pad.locator("tr.total td").inner_text()
+    assert int(total) >= 0
+    assert pad.get_by_role("link", name="Download record").get_attribute("href").endswith("/record")
+    assert page.locator(".log li").count() >= moves - 1  # one was undone
+    assert not pages.errors, pages.errors
+
+
+def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
+    ann = pages.new()
+    ann.goto(server_url + "/")
+    ann.locator("label.mode", has_text="The Duel").click()
+    ann.locator(".seat-name").nth(0).fill("Ann")
+    ann.locator(".seat-kind").nth(1).select_option("online")
+    ann.locator("#start").click()
+    ann.wait_for_url(re.compile(r"/game/"))
+    invite = ann.locator(".invite-link").input_value()
+    watch = ann.locator(".watch-link").input_value()
+    assert "/join/" in invite
+
+    bob = pages.new()
+    bob.goto(invite)
+    bob.locator("#join-name").fill("Bob")
+    bob.locator("#join-button").click()
+    bob.wait_for_url(re.compile(r"/game/"))
+    bob.locator(".legal-cell").first.wait_for()
+    ann.wait_for_function("document.querySelector('.card-share').textContent.includes('Bob has joined')")
+
+    spectator = pages.new(900, 700)
+    spectator.goto(watch)
+    spectator.locator(".card-turn").wait_for()
+
+    rng = random.Random(5)
+    players = [ann, bob]
+    for _ in range(400):
+        if all(p.evaluate("document.body.dataset.over") == "1" for p in players):
+            break
+        moved = False
+        for page in players:
+            if page.evaluate("document.body.dataset.mine") == "1" and page.locator(".legal-cell").count():
+                place_by_clicking(page, rng)
+                moved = True
+        if not moved:
+            ann.wait_for_timeout(50)
+    for page in players:
+        page.locator("#score-pad").wait_for()
+        assert re.search(r"wins|shared victory", page.locator("#score-pad").inner_text())
+    spectator.wait_for_function("document.body.dataset.over === '1'")
+    assert "Game over" in spectator.locator("#turn-line").inner_text()
+    assert spectator.locator(".card-turn").inner_text().count("You are watching") == 1
+    assert not pages.errors, pages.errors
+
+
+def test_head_to_head_draft_against_the_computer(server_url: str, pages: Pages) -> None:
+    page = pages.new()
+    page.goto(server_url + "/")
+    page.locator("label.mode", has_text="Head to Head").click()
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))
+    for _ in range(3):
+        page.wait_for_function("document.body.dataset.mine === '1'")
+        old = version(page)
+        page.locator("#draft-pool button.pool-tile").first.click()
+        wait_version_after(page, old)
+    page.wait_for_function("document.querySelectorAll('.owned .pool-tile').length >= 6")
+    assert not pages.errors, pages.errors
+
+
+def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages: Pages) -> None:
+    import httpx
+
+    made = httpx.post(
+        server_url + "/api/games",
+        json={"mode": "coop", "seed": 4, "seats": [{"kind": "computer", "player": "random"}]},
+    ).json()
+    page = pages.new()
+    page.goto(f"{server_url}/game/{made['id']}")
+    page.locator("#score-pad").wait_for(timeout=60_000)
+    page.goto(f"{server_url}/replay/{made['id']}")
+    label = page.locator("#step-label")
+    label.wait_for()
+    last = int(label.inner_text().split("/")[1])
+    assert label.inner_text() == f"{last} / {last}"
+    page.locator("#replay-back").click()
+    assert label.inner_text() == f"{last - 1} / {last}"
+    assert page.locator(".tiles .tile").count() == last - 1 or page.locator(".tiles .tile").count() < last
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".tiles .tile").count() >= 1
+    assert not pages.errors, pages.errors
+
+
+def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
+    page = pages.new()
+    page.goto(server_url + "/")
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))
+    page.locator(".legal-cell").first.wait_for()
+    for _ in range(4):
+        old = version(page)
+        page.keyboard.press("n")
+        page.locator("#place-button").wait_for()
+        page.keyboard.press("Shift+R")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+    assert page.locator(".tiles .tile").count() == 4
+    assert not pages.errors, pages.errors

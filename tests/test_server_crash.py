@@ -1,0 +1,105 @@
+"""A real ``dorf serve`` killed outright (SIGKILL) resumes every game from its database."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets.sync.client as websockets_sync
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def _post(url: str, body: Any) -> Any:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+@contextmanager
+def server(db: Path, port: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    command = [sys.executable, "-m", "dorf.cli", "serve", "--port", str(port), "--db", str(db)]
+    command += ["--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                _get(base + "/api/health")
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise AssertionError("dorf serve did not start") from None
+                time.sleep(0.1)
+        yield base, process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+
+
+def _until(ws: Any, ref: str, last: dict[str, Any]) -> dict[str, Any]:
+    """Read until the answer to message ``ref``, keeping the last state in ``last``."""
+    while True:
+        message = json.loads(ws.recv(timeout=10))
+        if message["type"] == "state":
+            last.update(message)
+        if message.get("id") == ref:
+            return message
+
+
+def _state(ws: Any, last: dict[str, Any]) -> dict[str, Any]:
+    ws.send(json.dumps({"type": "ping", "id": "sync"}))
+    _until(ws, "sync", last)
+    return last
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_a_killed_server_loses_nothing_it_answered(tmp_path: Path) -> None:
+    db = tmp_path / "dorf.sqlite3"
+    port = _free_port()
+    rng = random.Random(2)
+    with server(db, port) as (base, process):
+        made = _post(base + "/api/games", {"mode": "duel", "seed": 77})
+        gid = made["id"]
+        tokens = list(made["tokens"].values())
+        with websockets_sync.connect(f"ws://127.0.0.1:{port}/ws/{gid}") as ws:
+            ws.send(json.dumps({"type": "hello", "tokens": tokens}))
+            last: dict[str, Any] = {}
+            for _ in range(9):
+                state = _state(ws, last)
+                seat = state["game"]["waiting"][0]
+                q, r, rots = rng.choice(state["you"]["legal"][str(seat)])
+                ws.send(json.dumps({"type": "move", "seat": seat, "at": [q, r], "rot": rots[0], "id": "m"}))
+                assert _until(ws, "m", last)["type"] == "ok"
+            answered = _state(ws, last)["game"]
+        os.kill(process.pid, signal.SIGKILL)
+    with server(db, port) as (base, _):
+        again = _get(f"{base}/api/games/{gid}")
+        assert again["turn"] == answered["turn"] == 9
+        assert again["areas"] == answered["areas"] and again["revealed"] == answered["revealed"]
