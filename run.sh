@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install dorf into ./.venv (once) and run it.
-#   ./run.sh [play ARGS]   install, then play in the terminal
-#   ./run.sh test          install with test tools, then lint, type-check and test
+#   ./run.sh [serve ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
+#   ./run.sh play ARGS     install, then play in the terminal
+#   ./run.sh test          install with test tools and every extra (and Debian's chromium for the
+#                          browser tests, if missing), then lint, type-check and test
 #   ./run.sh bench ARGS    install, then run the benchmark
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -9,18 +11,32 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-command=${1:-play}
+# Everything the test suite exercises: the test tools and every optional extra.
+TEST_EXTRAS=test,web,rl,openspiel,ray,plot
+PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+command=${1:-serve}
 [ $# -gt 0 ] && shift
 case "$command" in
   test)
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+    if ! command -v chromium >/dev/null && [ ! -x "${DORF_CHROMIUM:-/usr/bin/chromium}" ]; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+      else
+        echo "run.sh: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
+      fi
+    fi
+    "${PIP[@]}" -e ".[$TEST_EXTRAS]"
     .venv/bin/ruff check src tests
     .venv/bin/ruff format --check src tests
     .venv/bin/mypy
     exec .venv/bin/python -m pytest "$@"
     ;;
+  serve)
+    "${PIP[@]}" -e ".[web]"
+    exec .venv/bin/dorf serve "$@"
+    ;;
   *)
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
+    "${PIP[@]}" -e .
     exec .venv/bin/dorf "$command" "$@"
     ;;
 esac

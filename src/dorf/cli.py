@@ -11,8 +11,13 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from dorf.analyse import add_analyse_parser, analyse_main
+from dorf.arguments import integer, positive
+from dorf.campaign import cli as campaign_cli
 from dorf.notation import BoardError, load_board
-from dorf.scoring import score_coop
+from dorf.scoring import SCORERS
+from dorf.server.cli import add_serve_parser, serve_main
+from dorf.simulate import add_simulate_parser, simulate_main
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,31 +27,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (try: {self.prog} --help)\n")
 
 
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed {text!r} is not an integer") from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dorf", description="The Dorfromantik board games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    play = sub.add_parser("play", help="play the cooperative game in the terminal")
-    play.add_argument("--players", type=_positive, default=None, help="number of players, 1 to 6")
-    play.add_argument("--names", default=None, help="comma-separated player names (sets --players)")
-    play.add_argument("--seed", type=_seed, default=None, help="seed of the shuffle (random if omitted)")
+    play = sub.add_parser("play", help="play a game in the terminal: cooperative, Duel or Head to Head")
+    play.add_argument(
+        "--mode",
+        choices=("coop", "duel", "head-to-head"),
+        default="coop",
+        help="which game (default coop, the cooperative game)",
+    )
+    play.add_argument(
+        "--opponent",
+        default=None,
+        metavar="human|random|greedy|search[:BUDGET]",
+        help="two-player modes: human (two people, hot-seat; the default) or a computer player: "
+        "random, greedy, search, search:2s (seconds a move), search:40 (sampled futures a move)",
+    )
+    play.add_argument("--players", type=positive, default=None, help="number of players, 1 to 6 (coop)")
+    play.add_argument(
+        "--names", default=None, help="comma-separated player names (coop: sets --players; vs random: yours)"
+    )
+    play.add_argument("--seed", type=integer, default=None, help="seed of the shuffle (random if omitted)")
     play.add_argument("--save", default=None, metavar="FILE", help="save the game record here at the end")
     play.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
@@ -54,14 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("file", metavar="FILE")
     score.add_argument("--json", action="store_true", help="print one JSON object")
 
-    replay = sub.add_parser("replay", help="step through a game record and print the final score")
+    replay = sub.add_parser("replay", help="step through a game record (any mode) and print the final score")
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     replay.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
-    bench = sub.add_parser("bench", help="time random solo games; prints one JSON line")
-    bench.add_argument("--games", type=_positive, default=200)
-    bench.add_argument("--seed", type=_seed, default=1)
+    bench = sub.add_parser("bench", help="time games of random players; prints one JSON line")
+    bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
+    bench.add_argument("--games", type=positive, default=200)
+    bench.add_argument("--seed", type=integer, default=1)
+    campaign_cli.add_parser(sub)
+    add_simulate_parser(sub)
+    add_analyse_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -80,18 +88,19 @@ def cmd_score(path: str, as_json: bool) -> int:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
             raise BoardError(f"not valid JSON: {exc}") from None
-        _, area = load_board(data)
+        mode, area = load_board(data)
     except BoardError as exc:
         print(f"dorf score: {exc}", file=sys.stderr)
         return 2
-    pad = score_coop(area)
+    pad = SCORERS[mode](area)
     if as_json:
         print(json.dumps(pad.as_json()))
     else:
         print("\n".join(pad.lines()))
         for task in pad.task_list:
             q, r = task["at"]
-            print(f"  task at [{q}, {r}]: {task['type']} {task['value']} {task['status']}")
+            name = "/".join(task["types"]) if "types" in task else task["type"]
+            print(f"  task at [{q}, {r}]: {name} {task['value']} {task['status']}")
     return 0
 
 
@@ -104,10 +113,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "score":
             return cmd_score(args.file, args.json)
+        if args.command == "campaign":
+            return campaign_cli.run(args)
+        if args.command == "simulate":
+            return simulate_main(args)
+        if args.command == "analyse":
+            return analyse_main(args)
+        if args.command == "serve":
+            return serve_main(args)
         if args.command == "bench":
             from dorf.bench import bench_line
 
-            print(bench_line(args.games, args.seed))
+            print(bench_line(args.games, args.seed, args.mode))
             return 0
         if args.command == "play":
             from dorf.terminal import play_main
