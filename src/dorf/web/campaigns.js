@@ -66,7 +66,7 @@ async function campaignPage(root, name) {
     : el("p", { class: "note" }, "Nothing unlocked yet.");
   put(box, 
     el("section", { class: "card" },
-      el("h2", {}, view.name), el("p", {}, `${totals.games} games · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circles`),
+      el("h2", {}, view.name), el("p", {}, `${totals.games} game${totals.games === 1 ? "" : "s"} · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circle${totals.circles === 1 ? "" : "s"}`),
       el("p", { class: "note" }, `sheet: ${view.sheet}${view.archived ? " · archived" : ""}`), el("a", { href: "/campaigns" }, "All campaigns")),
     recordForm(view.name),
     el("section", { class: "card" }, el("h3", {}, "Scores"), el("img", { class: "campaign-svg", id: "score-plot", alt: `scores of ${view.name} game by game`, src: `/api/campaigns/${enc}/score.svg?${stamp}` })),
