@@ -129,27 +129,38 @@ def best_placement(
     return placements_of([ranked[0][1]])[0]
 
 
+def tile_worth(tile: Tile) -> float:
+    """What a tile is worth in a Head to Head hand, before the balance of task and landscape tiles:
+    a task tile its value discounted for how hard it is, a landscape tile the edges that score on it."""
+    if tile.is_task:
+        assert tile.value is not None
+        return tile.value * (1.0 - 0.1 * (tile.value - 3))
+    face = tile.face
+    value = 1.5 * (face.count("P") + face.count("L")) + 0.4 * face.count("R")
+    return value + 0.3 * sum(face.count(t) for t in "FGV") + 2.0 * ("X" in face)
+
+
+def balance(is_task: bool, tasks_owned: int, owned: int) -> float:
+    """The draft's balance term: task tiles gain while fewer than a third of a hand, landscapes after."""
+    share = tasks_owned / owned if owned else TASK_SHARE
+    return 8.0 * (TASK_SHARE - share) if is_task else 8.0 * (share - TASK_SHARE)
+
+
 def draft_value(tile: Tile, owned: list[Tile]) -> float:
     """How much the greedy player wants a tile in the Head to Head draft."""
     tasks_owned = sum(1 for t in owned if t.is_task)
-    share = tasks_owned / len(owned) if owned else TASK_SHARE
-    if tile.is_task:
-        assert tile.value is not None
-        value = tile.value * (1.0 - 0.1 * (tile.value - 3))
-        return value + 8.0 * (TASK_SHARE - share)
-    face = tile.face
-    value = 1.5 * (face.count("P") + face.count("L")) + 0.4 * face.count("R")
-    value += 0.3 * sum(face.count(t) for t in "FGV") + 2.0 * ("X" in face)
-    return value + 8.0 * (share - TASK_SHARE)
+    return tile_worth(tile) + balance(tile.is_task, tasks_owned, len(owned))
 
 
 __all__ = [
     "DEFAULT",
     "Weights",
     "area_total",
+    "balance",
     "best_placement",
     "draft_value",
     "evaluate",
     "potential",
     "ranked_moves",
+    "tile_worth",
 ]

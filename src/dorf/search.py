@@ -20,9 +20,11 @@ In the Duel the player looks ahead in its own area only, taking the reveal
 rule from its own tasks; in Head to Head its future is its own stacks, whose
 contents it knows (the draft is open) but not their order.  In the Head to
 Head draft it takes the tile with the best :func:`dorf.greedy.draft_value`
-for itself, counting also what the tile would be worth to the other player
-(with a little seeded noise between near-equal tiles): the draft is weighed,
-not searched.
+for itself, counting also what the tile would be worth to the other player,
+as candidates, and looks ahead over the rest of the draft: for each candidate
+it plays the rest of the draft out several times, both players taking
+greedily with a little seeded noise, and takes the candidate whose future
+picks are worth most to it against the other player's.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 from dorf.area import Placement, PlayArea, contact_counts, placements_of
 from dorf.coop import PlayerView
 from dorf.duel import DuelView
-from dorf.greedy import DEFAULT, Weights, draft_value, evaluate, ranked_moves
+from dorf.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
 from dorf.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.hexgrid import cell_of
 from dorf.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
@@ -45,6 +47,10 @@ from dorf.tiles import Tile, rotate
 View = PlayerView | DuelView | HeadToHeadView
 #: Draft values closer than this are a matter of taste: the seed decides.
 DRAFT_NOISE = 0.5
+#: The draft look-ahead weighs this many candidate tiles ...
+DRAFT_WIDTH = 8
+#: ... each against this many played-out rests of the draft.
+DRAFT_FUTURES = 16
 #: The rollout policy runs the full evaluation on this many of its best-touching placements.
 ROLLOUT_SHORTLIST = 4
 
@@ -268,16 +274,79 @@ class SearchPlayer:
         return best[1], best[2]
 
     def _pick(self, view: HeadToHeadView) -> Pick:
+        """A look-ahead over the rest of the draft.
+
+        The best few tiles by draft value (for itself, plus half their worth to the other player)
+        are each taken in turn, and the rest of the draft is played out ``DRAFT_FUTURES`` times
+        by both players taking greedily with a little noise; a candidate scores what its player's
+        picks from then on are worth to it, less what the other player's are worth to them.
+        """
         tiles = view.tiles
-        mine = [tiles[i] for i in view.owned[view.player]]
-        theirs = [tiles[i] for i in view.owned[1 - view.player]]
-        # A little seeded noise: near-equal tiles go one way or the other from game to game.
-        noise = {i: self.rng.random() * DRAFT_NOISE for i in view.pool}
-        best = max(
+        me = view.player
+        mine = [tiles[i] for i in view.owned[me]]
+        theirs = [tiles[i] for i in view.owned[1 - me]]
+        ranked = sorted(
             view.pool,
-            key=lambda i: (draft_value(tiles[i], mine) + 0.5 * draft_value(tiles[i], theirs) + noise[i], -i),
+            key=lambda i: (-(draft_value(tiles[i], mine) + 0.5 * draft_value(tiles[i], theirs)), i),
         )
-        return Pick(best)
+        candidates = ranked[:DRAFT_WIDTH]
+        if len(candidates) == 1 or len(view.pool) <= 2:
+            return Pick(candidates[0])
+        worth = {i: tile_worth(tiles[i]) for i in view.pool}
+        owned = [
+            (sum(1 for t in mine if t.is_task), len(mine)),
+            (sum(1 for t in theirs if t.is_task), len(theirs)),
+        ]
+        totals = [0.0] * len(candidates)
+        for _ in range(DRAFT_FUTURES):
+            seed = self.rng.random()
+            for c, first in enumerate(candidates):
+                totals[c] += _draft_rollout(
+                    tiles, view.pool, worth, owned, first, me == 1, random.Random(seed)
+                )
+        best = max(range(len(candidates)), key=lambda c: (totals[c], -c))
+        return Pick(candidates[best])
+
+
+def _draft_rollout(
+    tiles: tuple[Tile, ...],
+    pool: Sequence[int],
+    worth: dict[int, float],
+    owned: list[tuple[int, int]],
+    first: int,
+    taker_is_second: bool,
+    rng: random.Random,
+) -> float:
+    """Take ``first``, play out the rest of the draft greedily with noise; return the taker's gain
+    from here on less the other player's (each tile valued as the taker would value it)."""
+    left = [i for i in pool if i != first]
+    counts = [list(owned[0]), list(owned[1])]
+    score = [0.0, 0.0]
+
+    def take(player: int, tile_id: int) -> None:
+        tasks, total = counts[player]
+        is_task = tiles[tile_id].is_task
+        score[player] += worth[tile_id] + balance(is_task, tasks, total)
+        counts[player] = [tasks + is_task, total + 1]
+
+    take(0, first)
+    player = 1
+    while len(left) > 1:
+        tasks, total = counts[player]
+        bonus_task = balance(True, tasks, total)
+        bonus_land = balance(False, tasks, total)
+        pick = max(
+            left,
+            key=lambda i: (
+                worth[i] + (bonus_task if tiles[i].is_task else bonus_land) + rng.random() * DRAFT_NOISE
+            ),
+        )
+        left.remove(pick)
+        take(player, pick)
+        player = 1 - player
+    if left:  # the last tile goes to the draft's second player
+        take(0 if taker_is_second else 1, left[0])
+    return score[0] - score[1]
 
 
 def _task_of(
