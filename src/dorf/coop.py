@@ -19,6 +19,7 @@ part of the state; :meth:`CoopState.view` gives what the players may know.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from dorf.area import Placement, PlayArea
 from dorf.scoring import ScorePad, score_coop
@@ -85,6 +86,19 @@ class CoopGame:
         return CoopState(self)
 
 
+def _draw_marker(markers: dict[str, list[int]], tile: Tile) -> TaskSpec:
+    assert tile.task is not None  # CoopGame checked there is a marker for each
+    return TaskSpec(tile.task, markers[tile.task].pop())
+
+
+def _return_marker(markers: dict[str, list[int]], task: TaskSpec) -> None:
+    markers[task.type].append(task.value)
+
+
+def _player_of(players: int, number: int) -> int:
+    return (number - 1) % players
+
+
 class CoopState:
     """A cooperative game in progress: one seat whose turns rotate among the players."""
 
@@ -97,20 +111,16 @@ class CoopState:
             tiles,
             stacks.tasks,
             stacks.landscapes,
-            task_of=self._draw_marker,
-            put_back=self._return_marker,
-            player_of=lambda number: (number - 1) % game.players,
+            # Plain functions of the marker piles, not bound methods: a seat that held its
+            # state would make a reference cycle, and every finished game (with its board)
+            # would wait for the cyclic garbage collector.
+            task_of=partial(_draw_marker, stacks.markers),
+            put_back=partial(_return_marker, stacks.markers),
+            player_of=partial(_player_of, game.players),
         )
         self.area = self._seat.area
         self.turns = self._seat.turns
         self._seat.reveal()
-
-    def _draw_marker(self, tile: Tile) -> TaskSpec:
-        assert tile.task is not None  # CoopGame checked there is a marker for each
-        return TaskSpec(tile.task, self._hidden.markers[tile.task].pop())
-
-    def _return_marker(self, task: TaskSpec) -> None:
-        self._hidden.markers[task.type].append(task.value)
 
     # --- what everyone sees -------------------------------------------------------
 
