@@ -217,14 +217,17 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
     def _planes(self, player: int) -> Planes:
         raise NotImplementedError
 
-    def _scores(self) -> list[int]:
+    def _game(self) -> DuelState | HeadToHeadState:
         raise NotImplementedError
+
+    def _scores(self) -> list[int]:
+        return [pad.total for pad in self._game().scores()]
 
     def _is_over(self) -> bool:
-        raise NotImplementedError
+        return self._game().is_over
 
     def _winner(self) -> int | None:
-        raise NotImplementedError
+        return self._game().winner()
 
     def _areas(self) -> list[PlayArea]:
         raise NotImplementedError
@@ -233,12 +236,7 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
 class DuelEnv(_TwoPlayerEnv):
     """The Duel as a PettingZoo AEC environment; see the module's docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
-        "render_fps": 4,
-        "name": "dorf_duel_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**_TwoPlayerEnv.metadata, "name": "dorf_duel_v0"}
     mode = "duel"
     default_tileset = "duel"
     _state: DuelState | None = None
@@ -249,6 +247,9 @@ class DuelEnv(_TwoPlayerEnv):
         if self._state is None:
             raise RuntimeError("call reset() first")
         return self._state
+
+    def _game(self) -> DuelState:
+        return self.game_state
 
     def _action_count(self) -> int:
         return self.window.actions
@@ -273,15 +274,6 @@ class DuelEnv(_TwoPlayerEnv):
     def _planes(self, player: int) -> Planes:
         return self.encoder.duel(self.game_state.view(player))
 
-    def _scores(self) -> list[int]:
-        return [pad.total for pad in self.game_state.scores()]
-
-    def _is_over(self) -> bool:
-        return self.game_state.is_over
-
-    def _winner(self) -> int | None:
-        return self.game_state.winner()
-
     def _areas(self) -> list[PlayArea]:
         return list(self.game_state.areas)
 
@@ -289,12 +281,7 @@ class DuelEnv(_TwoPlayerEnv):
 class HeadToHeadEnv(_TwoPlayerEnv):
     """Head to Head, the draft included, as a PettingZoo AEC environment; see the module's docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
-        "render_fps": 4,
-        "name": "dorf_head_to_head_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**_TwoPlayerEnv.metadata, "name": "dorf_head_to_head_v0"}
     mode = "head-to-head"
     default_tileset = "head-to-head"
     _state: HeadToHeadState | None = None
@@ -305,6 +292,9 @@ class HeadToHeadEnv(_TwoPlayerEnv):
         if self._state is None:
             raise RuntimeError("call reset() first")
         return self._state
+
+    def _game(self) -> HeadToHeadState:
+        return self.game_state
 
     @property
     def picks(self) -> int:
@@ -343,15 +333,6 @@ class HeadToHeadEnv(_TwoPlayerEnv):
 
     def _planes(self, player: int) -> Planes:
         return self.encoder.head_to_head(self.game_state.view(player))
-
-    def _scores(self) -> list[int]:
-        return [pad.total for pad in self.game_state.scores()]
-
-    def _is_over(self) -> bool:
-        return self.game_state.is_over
-
-    def _winner(self) -> int | None:
-        return self.game_state.winner()
 
     def _areas(self) -> list[PlayArea]:
         return [self.game_state.area(0), self.game_state.area(1)]

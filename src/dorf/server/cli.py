@@ -11,35 +11,12 @@ import argparse
 import sys
 from typing import Any
 
+from dorf.arguments import bounded
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port {text!r} is not a number") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port {value} is not 0 to 65535")
-    return value
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"{value} is not 0 to 64")
-    return value
-
-
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 10:
-        raise argparse.ArgumentTypeError(f"{value} is not 0 to 10 seconds")
-    return value
+#: The serve options' ranges, read with one message style (see dorf.arguments).
+_port = bounded(0, 65535, what="port")
+_workers = bounded(0, 64)
+_delay = bounded(0, 10, cast=float, what="seconds")
 
 
 def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
