@@ -17,10 +17,10 @@ import argparse
 import random
 from collections.abc import Callable, Iterator
 
-from dorf.coop import CoopGame
-from dorf.duel import DuelGame
-from dorf.headtohead import HeadToHeadGame
-from dorf.hexgrid import Hex, hex_of
+from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame
+from dorf.games.headtohead import HeadToHeadGame
+from dorf.rules.hexgrid import Hex, hex_of
 
 Move = tuple[int, int]
 Decision = tuple[list[Move], Callable[[Move], None]]

@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dorf.area import Placement, PlayArea
-from dorf.hexgrid import Hex
-from dorf.tasks import TaskSpec
-from dorf.tiles import TileSet
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import TileSet
 
 FLAG_LETTER = {"forest": "F", "grain": "G", "village": "V"}
 
@@ -74,7 +74,7 @@ def document_text(*items: Any) -> str:
 def oriented(face: str, rot: int) -> str:
     """Edges by direction of ``face`` turned ``rot``: face edge i points to (i + rot) % 6.
 
-    Written out from the notation, independently of dorf.tiles.rotate.
+    Written out from the notation, independently of dorf.rules.tiles.rotate.
     """
     out = [""] * 6
     for i, letter in enumerate(face):

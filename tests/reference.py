@@ -1,6 +1,6 @@
 """A deliberately simple, from-scratch model of a play area, for every mode.
 
-The incremental engine (``dorf.area``) keeps union-find groups, a frontier with
+The incremental engine (``dorf.rules.area``) keeps union-find groups, a frontier with
 constraint keys and a journal.  This module keeps nothing but the list of
 placed tiles and recomputes every figure by breadth-first search whenever it is
 asked, straight from the rules notes (``rules-decisions.md`` items 1 to 11):
@@ -20,8 +20,8 @@ asked, straight from the rules notes (``rules-decisions.md`` items 1 to 11):
   neighbours and never fails; a double task is completed when either of its
   two territories has exactly N tiles, failed when both are impossible.
 
-It imports only :class:`dorf.hexgrid.Hex`, :data:`dorf.hexgrid.DIRECTIONS` and
-:func:`dorf.tiles.rotate` from the package, so that a bug in the engine's
+It imports only :class:`dorf.rules.hexgrid.Hex`, :data:`dorf.rules.hexgrid.DIRECTIONS` and
+:func:`dorf.rules.tiles.rotate` from the package, so that a bug in the engine's
 bookkeeping cannot hide in here too.
 
 >>> board = RefBoard()
@@ -40,8 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dorf.hexgrid import DIRECTIONS, Hex
-from dorf.tiles import rotate
+from dorf.rules.hexgrid import DIRECTIONS, Hex
+from dorf.rules.tiles import rotate
 
 #: Letters that form areas.
 AREA_LETTERS = "FGVRTLPX"

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from dorf.analyse import analyse_record, report_lines, weigh
-from dorf.area import Placement
 from dorf.cli import main
-from dorf.coop import CoopGame
-from dorf.duel import DuelGame
-from dorf.headtohead import DRAFT, HeadToHeadGame
+from dorf.formats.record import record_of, save_record
+from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame
+from dorf.games.headtohead import DRAFT, HeadToHeadGame
 from dorf.players import RandomPlayer
-from dorf.record import record_of, save_record
-from dorf.search import SearchPlayer
+from dorf.players.coach import analyse_record, report_lines, weigh
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import Placement
 
 SPEC = "search:3"
 KEYS = [

@@ -21,11 +21,11 @@ from dorf.campaign.sheet import (
 )
 from dorf.campaign.store import CampaignError, Campaigns, read_finished_record
 from dorf.campaign.svg import campaign_score_svg, campaign_track_svg
-from dorf.coop import CoopGame
 from dorf.db import DatabaseError, connect, default_path, migrate, schema_versions, transaction
-from dorf.record import record_of
-from dorf.scoring import ScorePad
-from dorf.tiles import load_tileset
+from dorf.formats.record import record_of
+from dorf.games.coop import CoopGame
+from dorf.rules.scoring import ScorePad
+from dorf.rules.tiles import load_tileset
 
 SVG = "{http://www.w3.org/2000/svg}"
 BASE = Limits.base()

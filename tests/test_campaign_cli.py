@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dorf.cli import main
-from dorf.coop import CoopGame
-from dorf.record import record_of
+from dorf.formats.record import record_of
+from dorf.games.coop import CoopGame
 
 STRONG = [
     "--forest", "26", "--grain", "26", "--village", "26", "--track", "20", "--river", "20",

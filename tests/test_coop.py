@@ -8,10 +8,10 @@ import random
 import pytest
 
 from boards import at, tileset
-from dorf.area import IllegalPlacement
-from dorf.coop import CoopGame, CoopState, PlayerView
-from dorf.hexgrid import Hex
-from dorf.scoring import score_coop
+from dorf.games.coop import CoopGame, CoopState, PlayerView
+from dorf.rules.area import IllegalPlacement
+from dorf.rules.hexgrid import Hex
+from dorf.rules.scoring import score_coop
 
 
 def _choices(state: CoopState, rng: random.Random, moves: int) -> None:

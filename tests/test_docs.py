@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dorf.notation import read_board
-from dorf.record import replay_record
-from dorf.scoring import score_coop
+from dorf.formats.notation import read_board
+from dorf.formats.record import replay_record
+from dorf.rules.scoring import score_coop
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from dorf.notation import load_board
-from dorf.scoring import SCORERS
+from dorf.formats.notation import load_board
+from dorf.rules.scoring import SCORERS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from boards import at
-from dorf.area import IllegalPlacement, Placement
 from dorf.cli import main
-from dorf.duel import DuelGame, DuelState
-from dorf.hexgrid import Hex
-from dorf.record import RecordError, record_of, replay_record
-from dorf.seat import IllegalDecision
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet
+from dorf.formats.record import RecordError, record_of, replay_record
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.seat import IllegalDecision
+from dorf.rules.area import IllegalPlacement, Placement
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
 
 # --- the game refuses, and nothing changes ----------------------------------------------------
 

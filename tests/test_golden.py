@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from dorf.area import Placement, PlayArea
-from dorf.coop import CoopGame, CoopState
-from dorf.record import record_of, replay_record
-from dorf.scoring import score_coop
+from dorf.formats.record import record_of, replay_record
+from dorf.games.coop import CoopGame, CoopState
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import score_coop
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 #: (seed, players) of each golden game.

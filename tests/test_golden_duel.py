@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from dorf.area import Placement
-from dorf.duel import DuelGame, DuelState
-from dorf.record import record_of, replay_record
+from dorf.formats.record import record_of, replay_record
+from dorf.games.duel import DuelGame, DuelState
+from dorf.rules.area import Placement
 from test_golden import diff_message as golden_diff
 from test_golden import to_text
 

@@ -30,11 +30,11 @@ from typing import Any
 
 import pytest
 
-from dorf.area import Placement
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
-from dorf.record import record_of, replay_record
-from dorf.scoring import score_head_to_head
-from dorf.tiles import load_tileset
+from dorf.formats.record import record_of, replay_record
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
+from dorf.rules.area import Placement
+from dorf.rules.scoring import score_head_to_head
+from dorf.rules.tiles import load_tileset
 from test_golden import diff_message as golden_diff
 from test_golden import to_text
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from boards import tile
-from dorf.area import IllegalPlacement, Placement
 from dorf.cli import main
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, IllegalDecision, Pick
-from dorf.hexgrid import Hex
-from dorf.tiles import LANDSCAPE, Tile, TileSet
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, IllegalDecision, Pick
+from dorf.rules.area import IllegalPlacement, Placement
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tiles import LANDSCAPE, Tile, TileSet
 from test_property_head_to_head import snapshot
 
 

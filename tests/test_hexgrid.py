@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dorf.hexgrid import (
+from dorf.rules.hexgrid import (
     CELL_DELTAS,
     DIRECTION_NAMES,
     DIRECTIONS,

@@ -34,11 +34,11 @@ def test_hint_in_the_head_to_head_draft_suggests_a_pick() -> None:
 
 
 def test_a_greedy_computer_opponent_plays_a_whole_duel() -> None:
-    from dorf.duel import DuelGame
+    from dorf.games.duel import DuelGame
 
     # Player 1 always takes the first listed placement; the computer (greedy) answers.
     state = DuelGame(seed=8).new_state()
-    from dorf.greedy import best_placement
+    from dorf.players.greedy import best_placement
 
     lines = []
     while not state.is_over:

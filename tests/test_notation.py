@@ -9,9 +9,9 @@ import re
 import pytest
 
 from boards import END_GAME, END_GAME_SCORE, build, by_place, document, document_text, tile
-from dorf.hexgrid import Hex
-from dorf.notation import BoardError, board_document, load_board, read_board, write_board
-from dorf.scoring import score_coop
+from dorf.formats.notation import BoardError, board_document, load_board, read_board, write_board
+from dorf.rules.hexgrid import Hex
+from dorf.rules.scoring import score_coop
 
 #: The example of notation.md, verbatim.  It is not a legal board: RMMRMM at [1, 0]
 #: rot 2 points its river NW, against the forest (SE edge) of MFFFFF at [0, 0].

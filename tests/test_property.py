@@ -17,13 +17,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dorf.area import Placement, PlayArea
-from dorf.coop import CoopGame, CoopState
-from dorf.hexgrid import Hex, cell_of
-from dorf.scoring import score_coop, score_duel, score_head_to_head
-from dorf.tasks import DOUBLE_PAIRS, TaskSpec
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet
+from budget import examples
+from dorf.games.coop import CoopGame, CoopState
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex, cell_of
+from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
+from dorf.rules.tasks import DOUBLE_PAIRS, TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
 from reference import TASK_LETTERS, RefBoard, RefTask, RefTile, task_letters
+
+pytestmark = pytest.mark.slow
 
 SETTINGS: dict[str, Any] = {
     "deadline": None,
@@ -266,7 +269,7 @@ def play_checked(state: CoopState, data: st.DataObject) -> RefBoard:
     return ref
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(16), **SETTINGS)
 @given(seed=SEEDS, players=PLAYERS, data=st.data())
 def test_coop_game_matches_reference(seed: int, players: int, data: st.DataObject) -> None:
     """A random cooperative game with the base tiles, checked figure by figure after every placement."""
@@ -294,7 +297,7 @@ def tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()})
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(tileset=tilesets(), seed=SEEDS, data=st.data())
 def test_coop_game_with_random_boxes_matches_reference(
     tileset: TileSet, seed: int, data: st.DataObject
@@ -303,7 +306,7 @@ def test_coop_game_with_random_boxes_matches_reference(
     play_checked(CoopGame(seed=seed, tileset=tileset).new_state(), data)
 
 
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=examples(12), **SETTINGS)
 @given(seed=SEEDS, players=PLAYERS, data=st.data())
 def test_coop_undo_restores_everything(seed: int, players: int, data: st.DataObject) -> None:
     """push_move then undo restores the state exactly, one move back or all the way."""
@@ -394,14 +397,14 @@ def area_snapshot(area: PlayArea, face: str, task: TaskSpec | None) -> tuple[Any
     )
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=examples(48), **SETTINGS)
 @given(data=st.data())
 def test_random_faces_match_reference(data: st.DataObject) -> None:
     """Random boards of random faces, flags and tasks: merging, closing, many tasks per group."""
     check_random_board(data, data.draw(st.sampled_from(PALETTES), label="palette"), "coop")
 
 
-@settings(max_examples=100, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(data=st.data())
 def test_head_to_head_faces_match_reference(data: st.DataObject) -> None:
     """Random boards with lakes, mountains and multicoloured flag edges (rules 19 and 20)."""
@@ -409,7 +412,7 @@ def test_head_to_head_faces_match_reference(data: st.DataObject) -> None:
     check_random_board(data, palette, "head-to-head")
 
 
-@settings(max_examples=100, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(data=st.data())
 def test_duel_faces_match_reference(data: st.DataObject) -> None:
     """Random boards with connection and double tasks (rules 25 and 26)."""

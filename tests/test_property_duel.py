@@ -27,17 +27,21 @@ import json
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from dorf.area import Placement
-from dorf.duel import DuelGame, DuelState
-from dorf.hexgrid import cell_of
-from dorf.record import apply_decision, record_of, replay_record
-from dorf.tasks import DOUBLE_PAIRS
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
+from budget import examples
+from dorf.formats.record import apply_decision, record_of, replay_record
+from dorf.games.duel import DuelGame, DuelState
+from dorf.rules.area import Placement
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import DOUBLE_PAIRS
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
 from reference import TASK_LETTERS, RefBoard, RefTile
 from test_property import SEEDS, SETTINGS, check_area, engine_figures, ref_task
+
+pytestmark = pytest.mark.slow
 
 REMOVED = 3
 
@@ -227,7 +231,7 @@ def check_undo_and_replay(state: DuelState, before_each: list[tuple[Any, ...]]) 
 # --- the designed set --------------------------------------------------------------------------
 
 
-@settings(max_examples=4, **SETTINGS)
+@settings(max_examples=examples(4), **SETTINGS)
 @given(seed=SEEDS, data=st.data())
 def test_duel_game_matches_reference(seed: int, data: st.DataObject) -> None:
     """A random Duel with the designed set, checked after every placement, undone and replayed."""
@@ -293,7 +297,7 @@ def duel_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()}, tuple(doubles))
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=examples(48), **SETTINGS)
 @given(tileset=duel_tilesets(), seed=SEEDS, data=st.data())
 def test_duel_with_random_boxes_matches_reference(tileset: TileSet, seed: int, data: st.DataObject) -> None:
     """Duels on random boxes: set-aside tiles in one or both areas, early ends, empty stacks."""
@@ -302,7 +306,7 @@ def test_duel_with_random_boxes_matches_reference(tileset: TileSet, seed: int, d
     check_undo_and_replay(state, before_each)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(16), **SETTINGS)
 @given(tileset=duel_tilesets(), seed=SEEDS, data=st.data())
 def test_duel_undo_in_the_middle_then_a_different_game(
     tileset: TileSet, seed: int, data: st.DataObject

@@ -23,15 +23,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from dorf.area import Placement, PlayArea
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
-from dorf.record import record_of, replay_record
-from dorf.scoring import score_head_to_head
-from dorf.tasks import TaskSpec
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet
+from budget import examples
+from dorf.formats.record import record_of, replay_record
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import score_head_to_head
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
 from reference import RefBoard, RefTile
 from test_property import (
     HEAD_TO_HEAD_PALETTES,
@@ -43,6 +45,8 @@ from test_property import (
     reference_groups,
     reference_tasks,
 )
+
+pytestmark = pytest.mark.slow
 
 H2H_TASK_LETTERS = {"forest": "F", "grain": "G", "village": "V", "river": "R"}
 #: Letter pools crowded with edges that must meet their kind.
@@ -306,7 +310,7 @@ def replayed(state: HeadToHeadState) -> HeadToHeadState:
 # --- the real tile set ------------------------------------------------------------------------
 
 
-@settings(max_examples=12, **SETTINGS)
+@settings(max_examples=examples(6), **SETTINGS)
 @given(seed=SEEDS, data=st.data())
 def test_head_to_head_games_match_the_reference(seed: int, data: st.DataObject) -> None:
     """Random games with the real box; the record replays to the same state."""
@@ -318,7 +322,7 @@ def test_head_to_head_games_match_the_reference(seed: int, data: st.DataObject) 
     assert json.loads(json.dumps(record_of(again))) == record
 
 
-@settings(max_examples=5, **SETTINGS)
+@settings(max_examples=examples(3), **SETTINGS)
 @given(seed=SEEDS, data=st.data())
 def test_head_to_head_undo_all_the_way_and_replay(seed: int, data: st.DataObject) -> None:
     """Take back every decision, one by one, through the end of the draft; then play them again."""
@@ -379,7 +383,7 @@ def head_to_head_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(every[i] for i in order))
 
 
-@settings(max_examples=100, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(tileset=head_to_head_tilesets(), seed=SEEDS, data=st.data())
 def test_head_to_head_random_boxes_match_the_reference(
     tileset: TileSet, seed: int, data: st.DataObject

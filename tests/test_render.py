@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dorf.area import Placement, PlayArea
-from dorf.hexgrid import Hex
-from dorf.render import (
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import COMPLETED, FAILED, TaskSpec
+from dorf.terminal.render import (
     NARROW,
     PALETTE,
     WIDE,
@@ -20,7 +21,6 @@ from dorf.render import (
     task_mark,
     visible_width,
 )
-from dorf.tasks import COMPLETED, FAILED, TaskSpec
 
 ESC = "\033"
 

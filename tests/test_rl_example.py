@@ -9,6 +9,8 @@ import pytest
 from dorf.rl.coop_env import CoopEnv
 from dorf.rl.example import FEATURES, Features, LinearPolicy, main, random_policy, train
 
+pytestmark = pytest.mark.slow
+
 
 def test_contact_features_agree_with_the_engine() -> None:
     """From the planes alone, the example counts the same contacts as PlayArea.contacts."""

@@ -11,9 +11,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dorf.rl
-from dorf.area import Placement
-from dorf.coop import CoopGame
+from dorf.games.coop import CoopGame
 from dorf.rl.coop_env import CoopEnv
+from dorf.rules.area import Placement
 
 
 def _play(env: CoopEnv, seed: int, policy_seed: int) -> tuple[list[float], list[int], list[object]]:

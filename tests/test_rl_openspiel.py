@@ -10,8 +10,10 @@ import pyspiel
 import pytest
 
 import dorf.rl.openspiel
-from dorf.coop import CoopGame
+from dorf.games.coop import CoopGame
 from dorf.rl.coop_env import CoopEnv
+
+pytestmark = pytest.mark.slow
 
 GAME = dorf.rl.openspiel.SHORT_NAME
 

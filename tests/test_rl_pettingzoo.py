@@ -11,8 +11,8 @@ import pettingzoo  # noqa: F401
 import pytest
 from pettingzoo.test import api_test
 
-from dorf.area import Placement
 from dorf.rl.aec import DuelEnv, HeadToHeadEnv, duel_env, head_to_head_env
+from dorf.rules.area import Placement
 
 #: api_test's advice for flat Box observations; ours are PettingZoo's usual {"observation", "action_mask"}.
 _ADVICE = ("Observation is not a NumPy array", "Observation space for each agent probably should be")

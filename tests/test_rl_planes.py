@@ -8,15 +8,15 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from dorf.area import Placement
-from dorf.coop import CoopGame, PlayerView
-from dorf.duel import DuelGame, DuelView
-from dorf.headtohead import HeadToHeadGame, HeadToHeadView
-from dorf.hexgrid import Hex, cell_of
+from dorf.games.coop import CoopGame, PlayerView
+from dorf.games.duel import DuelGame, DuelView
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadView
 from dorf.rl.planes import SCALE, Encoder
 from dorf.rl.window import Window
-from dorf.terrain import LETTERS
-from dorf.tiles import load_tileset, rotate
+from dorf.rules.area import Placement
+from dorf.rules.hexgrid import Hex, cell_of
+from dorf.rules.terrain import LETTERS
+from dorf.rules.tiles import load_tileset, rotate
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,14 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from dorf.area import Placement, PlayArea
-from dorf.coop import CoopGame
-from dorf.duel import DuelGame
-from dorf.headtohead import HeadToHeadGame
-from dorf.hexgrid import ORIGIN, Hex, cell_of, hex_of
+from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame
+from dorf.games.headtohead import HeadToHeadGame
 from dorf.rl.window import DEFAULT_RADIUS, Window, rotation_classes
-from dorf.tasks import TaskSpec
-from dorf.tiles import distinct_rotations, rotate
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import ORIGIN, Hex, cell_of, hex_of
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import distinct_rotations, rotate
 
 
 def check_mask(
@@ -138,7 +138,8 @@ def test_rules_core_stays_standard_library_only() -> None:
     """numpy belongs to the adapters: importing the rules core does not load it."""
     code = (
         "import sys\n"
-        "import dorf.area, dorf.coop, dorf.duel, dorf.headtohead, dorf.players, dorf.scoring, dorf.seat\n"
+        "import dorf, dorf.rules.area, dorf.games.coop, dorf.games.duel, dorf.games.headtohead\n"
+        "import dorf.players, dorf.rules.scoring, dorf.games.seat\n"
         "assert 'numpy' not in sys.modules, 'the rules core imported numpy'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -25,13 +25,13 @@ from boards import (
     tile,
     tileset,
 )
-from dorf.area import IllegalPlacement, PlayArea
-from dorf.coop import CoopGame
-from dorf.hexgrid import Hex
-from dorf.record import record_of
-from dorf.scoring import score_coop
-from dorf.tasks import TaskSpec
-from dorf.tiles import load_tileset
+from dorf.formats.record import record_of
+from dorf.games.coop import CoopGame
+from dorf.rules.area import IllegalPlacement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.scoring import score_coop
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import load_tileset
 
 # --- boards shared by several rules ------------------------------------------------------
 

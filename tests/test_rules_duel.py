@@ -18,13 +18,13 @@ from collections import Counter
 import pytest
 
 from boards import at, status
-from dorf.area import IllegalPlacement, PlayArea
-from dorf.duel import DuelGame, DuelState
-from dorf.hexgrid import Hex
-from dorf.record import record_of
-from dorf.scoring import DUEL_TASK_TYPES, score_duel
-from dorf.tasks import DOUBLE_PAIRS, TaskSpec
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet, TileSetError, load_tileset
+from dorf.formats.record import record_of
+from dorf.games.duel import DuelGame, DuelState
+from dorf.rules.area import IllegalPlacement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.scoring import DUEL_TASK_TYPES, score_duel
+from dorf.rules.tasks import DOUBLE_PAIRS, TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, TileSetError, load_tileset
 
 SIMPLE_TYPES = ("forest", "grain", "village", "river", "track", "connection")
 

@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 from boards import at, build, group_of, play, status, tile
-from dorf.area import Placement, PlayArea
 from dorf.cli import main
-from dorf.headtohead import DRAFT, LAYING, OVER, HeadToHeadGame, HeadToHeadState, IllegalDecision, Pick
-from dorf.hexgrid import Hex
-from dorf.record import record_of
-from dorf.scoring import HeadToHeadScorePad, score_head_to_head
-from dorf.tasks import TaskSpec
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
+from dorf.formats.record import record_of
+from dorf.games.headtohead import DRAFT, LAYING, OVER, HeadToHeadGame, HeadToHeadState, IllegalDecision, Pick
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
 from reference import RefBoard, RefTile
 
 SCORING_EXAMPLE = Path(__file__).parent / "boards" / "head-to-head-scoring-example.json"
@@ -836,7 +836,7 @@ def test_example_scoring_28_points_by_dorf_score(capsys):
 
 
 def test_example_scoring_board_has_the_figures_the_rulebook_names():
-    from dorf.notation import load_board
+    from dorf.formats.notation import load_board
 
     mode, area = load_board(json.loads(SCORING_EXAMPLE.read_text(encoding="utf-8")))
     assert mode == "head-to-head"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dorf.record import replay_record
+from dorf.formats.record import replay_record
 from dorf.server.protocol import MAX_BODY, MAX_MESSAGE
 from test_server_helpers import create, legal_move, play_out, served, socket
 
@@ -406,8 +406,8 @@ def test_a_computer_only_game_plays_itself_and_survives_a_restart(db: Path) -> N
 
 
 def test_the_replay_viewer_reads_any_record(db: Path) -> None:
-    from dorf.coop import CoopGame
-    from dorf.record import record_of
+    from dorf.formats.record import record_of
+    from dorf.games.coop import CoopGame
 
     state = CoopGame(seed=3).new_state()
     for _ in range(5):

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import websockets.sync.client as websockets_sync
 
+pytestmark = pytest.mark.slow
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -27,6 +27,8 @@ from dorf.simulate import (
     wilson,
 )
 
+pytestmark = pytest.mark.slow
+
 COOP_KEYS = ["game", "seed", "mode", "players", "moves", "score", "seconds"]
 TWO_PLAYER_KEYS = ["game", "seed", "mode", "players", "moves", "score", "winner", "seconds"]
 PAD_KEYS = {

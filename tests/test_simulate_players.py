@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
-from dorf.area import Placement
-from dorf.coop import CoopGame, CoopState
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
+from dorf.games.coop import CoopGame, CoopState
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
 from dorf.players import GreedyPlayer, Player, RandomPlayer, make_player
-from dorf.search import SearchPlayer
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import Placement
 
 MODES = ("coop", "duel", "head-to-head")
 

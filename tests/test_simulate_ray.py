@@ -14,6 +14,8 @@ import ray  # type: ignore[import-untyped, unused-ignore]
 
 from dorf.simulate import Simulation, run_games
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:

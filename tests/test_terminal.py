@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dorf.coop import CoopGame, Turn
-from dorf.record import record_of
-from dorf.terminal import Console, Session, play_main, wants_color
+from dorf.formats.record import record_of
+from dorf.games.coop import CoopGame, Turn
+from dorf.terminal.play import Console, Session, play_main, wants_color
 
 ESC = "\033"
 
@@ -38,7 +38,7 @@ def run(args: list[str], stdin: str = "", env: Env | None = None) -> subprocess.
 def dorf_here(args: list[str], stdin: str = "") -> tuple[int, str, str]:
     """``dorf play`` or ``dorf replay`` in this process: exit code, output and errors."""
     from dorf.cli import build_parser
-    from dorf.terminal import replay_main
+    from dorf.terminal.play import replay_main
 
     out, err = io.StringIO(), io.StringIO()
     console = Console(io.StringIO(stdin), out, err, color=False)

@@ -6,14 +6,14 @@ import io
 import json
 from pathlib import Path
 
-from dorf.area import Placement, PlayArea
-from dorf.duel import DuelGame, DuelState, DuelTurn
-from dorf.hexgrid import Hex
+from dorf.games.duel import DuelGame, DuelState, DuelTurn
+from dorf.games.seat import Revealed
 from dorf.players import RandomPlayer
-from dorf.seat import Revealed
-from dorf.tasks import TaskSpec
-from dorf.terminal_duel import DuelSession
-from dorf.terminal_screen import Console, task_lines
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import TaskSpec
+from dorf.terminal.duel import DuelSession
+from dorf.terminal.screen import Console, task_lines
 from test_terminal import dorf_here, run, script
 
 

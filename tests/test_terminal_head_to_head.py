@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dorf.area import Placement
-from dorf.headtohead import HeadToHeadGame, HeadToHeadState, Pick
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState, Pick
 from dorf.players import RandomPlayer
-from dorf.scoring import HeadToHeadScorePad
-from dorf.terminal_head_to_head import HeadToHeadSession
-from dorf.terminal_screen import Console
+from dorf.rules.area import Placement
+from dorf.rules.scoring import HeadToHeadScorePad
+from dorf.terminal.head_to_head import HeadToHeadSession
+from dorf.terminal.screen import Console
 from test_terminal import dorf_here, run, script
 
 

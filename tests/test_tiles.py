@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from boards import at, build, oriented
-from dorf.area import PlayArea
-from dorf.hexgrid import Hex
-from dorf.tiles import (
+from dorf.rules.area import PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tiles import (
     LANDSCAPE,
     TASK,
     Tile,

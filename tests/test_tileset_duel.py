@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
 
 TERRITORY_TYPES = ("forest", "grain", "village")
 SIMPLE_TYPES = (*TERRITORY_TYPES, "river", "track", "connection")

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from dorf.area import Placement, PlayArea
-from dorf.hexgrid import Hex
-from dorf.tasks import TaskSpec
-from dorf.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset, rotate
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset, rotate
 
 TASK_LETTERS = {"forest": "F", "grain": "G", "village": "V", "river": "R"}
 #: The 12 triplet shapes (territory written as *), each in forest, grain and village.

@@ -13,10 +13,10 @@ import random
 import time
 from typing import Any
 
-from dorf.coop import CoopGame
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import HeadToHeadGame, HeadToHeadState
-from dorf.tiles import TileSet, load_tileset
+from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.rules.tiles import TileSet, load_tileset
 
 BENCH_MODES = ("coop", "duel", "head-to-head")
 _TILESETS = {"coop": "base", "duel": "duel", "head-to-head": "head-to-head"}

@@ -8,14 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from dorf.analyse import add_analyse_parser, analyse_main
 from dorf.arguments import integer, positive
 from dorf.campaign import cli as campaign_cli
-from dorf.notation import BoardError, load_board
-from dorf.scoring import SCORERS
+from dorf.formats.notation import BoardError, load_board
+from dorf.formats.record import RecordError, load_record
+from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, report_lines, search_player
+from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
 from dorf.simulate import add_simulate_parser, simulate_main
 
@@ -104,6 +106,69 @@ def cmd_score(path: str, as_json: bool) -> int:
     return 0
 
 
+def _search_spec(text: str) -> str:
+    try:
+        search_player(text)
+    except AnalyseError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    """Register ``dorf analyse`` with its arguments."""
+    parser = sub.add_parser(
+        "analyse",
+        help="coach: weigh every placement of a game record against the search player",
+        description="Replay a game record and show, biggest mistakes first, how many points each "
+        "placement is expected to lose against the search player's choice.",
+    )
+    parser.add_argument("file", metavar="RECORD", help="a dorf-record/1 file (any mode)")
+    parser.add_argument(
+        "--player",
+        metavar="SPEC",
+        type=_search_spec,
+        default=DEFAULT_PLAYER,
+        help=f"the coach's budget: search:N futures or search:Ns a decision (default {DEFAULT_PLAYER})",
+    )
+    parser.add_argument(
+        "--top", metavar="N", type=positive, default=None, help="show only the N biggest mistakes"
+    )
+    parser.add_argument(
+        "--seed", metavar="S", type=integer, default=0, help="seed of the sampled futures (default 0)"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per placement")
+
+
+def analyse_main(args: argparse.Namespace) -> int:
+    """``dorf analyse``: one line on stderr and exit 2 for a bad record."""
+    show = sys.stderr.isatty()
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if show:
+            sys.stderr.write(f"\ranalysing decision {done}/{total}  {time.perf_counter() - started:.1f} s ")
+            sys.stderr.flush()
+
+    try:
+        record = load_record(args.file)
+        verdicts = analyse_record(record, args.player, args.seed, progress)
+    except (RecordError, AnalyseError) as exc:
+        if show:
+            sys.stderr.write("\r\033[K")
+        print(f"dorf analyse: {exc}", file=sys.stderr)
+        return 2
+    if show:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    shown = verdicts if args.top is None else verdicts[: args.top]
+    if args.json:
+        for verdict in shown:
+            print(json.dumps(verdict.as_json()))
+    else:
+        print("\n".join(report_lines(record, verdicts, args.player, args.top)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -127,11 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(bench_line(args.games, args.seed, args.mode))
             return 0
         if args.command == "play":
-            from dorf.terminal import play_main
+            from dorf.terminal.play import play_main
 
             return play_main(args)
         if args.command == "replay":
-            from dorf.terminal import replay_main
+            from dorf.terminal.play import replay_main
 
             return replay_main(args)
     except KeyboardInterrupt:

@@ -44,12 +44,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from dorf.area import Placement
 from dorf.arguments import integer, positive
-from dorf.coop import MAX_PLAYERS, CoopGame
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.games.coop import MAX_PLAYERS, CoopGame
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.players import make_player
+from dorf.rules.area import Placement
 
 MODES = ("coop", "duel", "head-to-head")
 BACKENDS = ("local", "ray")

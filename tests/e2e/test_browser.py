@@ -6,7 +6,10 @@ import random
 import re
 from typing import Any
 
+import pytest
 from conftest import Pages
+
+pytestmark = pytest.mark.slow
 
 
 def version(page: Any) -> int:

@@ -6,7 +6,10 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from conftest import Pages
+
+pytestmark = pytest.mark.slow
 
 
 def refused_requests_only(errors: list[str]) -> list[str]:

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dorf.scoring import FLAG_COLOURS, TASK_TYPES, ScorePad
-from dorf.terrain import LETTER_OF_NAME, TASK_LETTER
-from dorf.tiles import TileSet, load_tileset
+from dorf.rules.scoring import FLAG_COLOURS, TASK_TYPES, ScorePad
+from dorf.rules.terrain import LETTER_OF_NAME, TASK_LETTER
+from dorf.rules.tiles import TileSet, load_tileset
 
 FLAG_NAMES: tuple[str, ...] = tuple(FLAG_COLOURS.values())
 #: Keys of a pad's JSON object; ``task_list`` (from ``dorf score --json``) is accepted and ignored.
@@ -125,7 +125,7 @@ def _counts(value: Any, names: tuple[str, ...], what: str) -> dict[str, int]:
 
 
 def read_pad(data: Any, limits: Limits) -> ScorePad:
-    """A checked :class:`~dorf.scoring.ScorePad` from a pad's JSON object.
+    """A checked :class:`~dorf.rules.scoring.ScorePad` from a pad's JSON object.
 
     The object is what ``dorf score --json`` prints, with ``unlocked`` (S3)
     added; missing fields are 0; ``total``, if present, must add up.

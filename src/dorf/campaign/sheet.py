@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from dorf.campaign.pad import FIELD_NAMES, FLAG_NAMES, Limits, pad_fields
-from dorf.scoring import TASK_TYPES, ScorePad
+from dorf.rules.scoring import TASK_TYPES, ScorePad
 
 SHEET_FORMAT = "dorf-campaign-sheet/1"
 CIRCLE, HEART, GREEN, FORK = "circle", "heart", "green", "fork"

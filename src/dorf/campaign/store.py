@@ -29,7 +29,7 @@ from typing import Any
 from dorf.campaign.pad import Limits, pad_from_json, pad_json, read_pad  # noqa: F401 (doctest)
 from dorf.campaign.sheet import FORK, Achievement, Sheet, Walk, default_sheet, parse_sheet
 from dorf.db import connect, migrate, transaction
-from dorf.scoring import ScorePad
+from dorf.rules.scoring import ScorePad
 
 #: The campaign tables, one step per schema version (see :func:`dorf.db.migrate`).
 SCHEMA: tuple[str, ...] = (
@@ -316,8 +316,8 @@ class FinishedGame:
 
 def read_finished_record(path: str | Path) -> FinishedGame:
     """Replay a record file; it must be a finished cooperative game."""
-    from dorf.coop import CoopState
-    from dorf.record import RecordError, load_record, replay_record
+    from dorf.formats.record import RecordError, load_record, replay_record
+    from dorf.games.coop import CoopState
 
     try:
         data = load_record(path)

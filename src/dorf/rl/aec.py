@@ -42,13 +42,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped,unused-ignore]
 
-from dorf.area import PlayArea
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
-from dorf.render import render_area, side_by_side
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
 from dorf.rl.planes import Encoder, Planes
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
-from dorf.tiles import TileSet, load_tileset
+from dorf.rules.area import PlayArea
+from dorf.rules.tiles import TileSet, load_tileset
+from dorf.terminal.render import render_area, side_by_side
 
 AGENTS = ("player_0", "player_1")
 REWARDS = ("score", "margin", "win")

@@ -35,11 +35,11 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from dorf.coop import CoopGame, CoopState
-from dorf.render import render_area
+from dorf.games.coop import CoopGame, CoopState
 from dorf.rl.planes import Encoder, Planes
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
-from dorf.tiles import load_tileset
+from dorf.rules.tiles import load_tileset
+from dorf.terminal.render import render_area
 
 ILLEGAL_ACTIONS = ("end", "raise")
 

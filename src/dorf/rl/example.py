@@ -27,13 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dorf.area import Placement
-from dorf.coop import CoopGame
-from dorf.hexgrid import Hex
+from dorf.games.coop import CoopGame
 from dorf.players import RandomPlayer
 from dorf.rl.coop_env import CoopEnv
 from dorf.rl.planes import GROUP_LETTERS, SCALE, Encoder, Planes
-from dorf.terrain import LETTERS, TASK_LETTER
+from dorf.rules.area import Placement
+from dorf.rules.hexgrid import Hex
+from dorf.rules.terrain import LETTERS, TASK_LETTER
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]

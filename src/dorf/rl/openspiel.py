@@ -19,7 +19,7 @@
   OpenSpiel's MCTS needs); ``state.score()`` is the running total.  A state whose
   revealed tile has legal placements only outside the window is terminal too
   (not seen with the default radius; see docs/rl.md).
-- The rules stay in the engine: the state drives a :class:`dorf.seat.Seat`
+- The rules stay in the engine: the state drives a :class:`dorf.games.seat.Seat`
   whose two stacks only count their tiles and ask for a chance outcome when
   one is popped.
 
@@ -38,13 +38,13 @@ from typing import Any, SupportsIndex
 import numpy as np
 import pyspiel  # type: ignore[import-not-found,unused-ignore]
 
-from dorf.coop import PlayerView
+from dorf.games.coop import PlayerView
+from dorf.games.seat import REMOVED_UNSEEN, Revealed, Seat, check_markers, markers_unseen, unseen_tiles
 from dorf.rl.planes import Encoder
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
-from dorf.scoring import score_coop
-from dorf.seat import REMOVED_UNSEEN, Revealed, Seat, check_markers, markers_unseen, unseen_tiles
-from dorf.tasks import TaskSpec
-from dorf.tiles import Tile, TileSet, load_tileset
+from dorf.rules.scoring import score_coop
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import Tile, TileSet, load_tileset
 
 SHORT_NAME = "dorf_coop"
 

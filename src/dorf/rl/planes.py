@@ -10,7 +10,7 @@ Encoders read only a view (``CoopState.view()``, ``DuelState.view(p)``,
 ``HeadToHeadState.view(p)``), never a state: the order of a stack cannot leak.
 ``Encoder(...).names`` lists the planes in order; docs/rl.md describes them.
 
->>> from dorf.coop import CoopGame
+>>> from dorf.games.coop import CoopGame
 >>> enc = Encoder("coop", Window(2), CoopGame().tileset)
 >>> enc.shape
 (178, 5, 5)
@@ -26,16 +26,16 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from dorf.area import PlayArea
-from dorf.coop import PlayerView
-from dorf.duel import DuelView
-from dorf.headtohead import DRAFT, LAYING, HeadToHeadView
-from dorf.hexgrid import CELL_DELTAS, cell_of, hex_of
+from dorf.games.coop import PlayerView
+from dorf.games.duel import DuelView
+from dorf.games.headtohead import DRAFT, LAYING, HeadToHeadView
+from dorf.games.seat import Revealed
 from dorf.rl.window import Window
-from dorf.seat import Revealed
-from dorf.tasks import COMPLETED, CONNECTION, DOUBLE, FAILED, OPEN
-from dorf.terrain import LETTERS, TASK_LETTER
-from dorf.tiles import Tile, TileSet, rotate
+from dorf.rules.area import PlayArea
+from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, FAILED, OPEN
+from dorf.rules.terrain import LETTERS, TASK_LETTER
+from dorf.rules.tiles import Tile, TileSet, rotate
 
 Planes = npt.NDArray[np.float32]
 

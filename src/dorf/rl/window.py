@@ -13,12 +13,12 @@ way.  The window's cells are listed row by row (``r`` from ``-radius`` to
 (20, (Hex(0, 0), 2))
 
 The mask marks every rotation that gives a legal oriented tile.  The engine's
-enumerator (:meth:`dorf.area.PlayArea.legal_moves`) lists the distinct
+enumerator (:meth:`dorf.rules.area.PlayArea.legal_moves`) lists the distinct
 rotations of a symmetric tile only; the other rotations that give the same
 oriented tile are legal too and are marked, and :meth:`Window.move` maps any of
 them back to the engine's (smallest) rotation:
 
->>> from dorf.area import PlayArea
+>>> from dorf.rules.area import PlayArea
 >>> area = PlayArea()
 >>> face = "MFMFMF"                       # rotations 0, 2, 4 look the same
 >>> moves = area.legal_moves(face)
@@ -43,8 +43,8 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from dorf.hexgrid import DIRECTIONS, Hex, cell_of, hex_of
-from dorf.tiles import rotate
+from dorf.rules.hexgrid import DIRECTIONS, Hex, cell_of, hex_of
+from dorf.rules.tiles import rotate
 
 #: The default window radius: 331 cells, 1,986 actions.
 DEFAULT_RADIUS = 10

@@ -29,7 +29,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
-from dorf.record import RecordError
+from dorf.formats.record import RecordError
 from dorf.server.campaigns import CampaignDesk
 from dorf.server.hub import Connection, Hub, ServerConfig
 from dorf.server.protocol import (

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dorf.campaign import CampaignError, Campaigns, PadError, SheetError
 from dorf.campaign.store import FinishedGame, check_players
 from dorf.campaign.svg import campaign_score_svg, campaign_track_svg
-from dorf.coop import CoopState
+from dorf.games.coop import CoopState
 from dorf.server.protocol import ProtocolError, need_object
 from dorf.server.views import Json
 

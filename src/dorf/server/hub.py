@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dorf.area import Placement
-from dorf.hexgrid import Hex
-from dorf.notation import is_int
-from dorf.record import FORMAT, RecordError
+from dorf.formats.notation import is_int
+from dorf.formats.record import FORMAT, RecordError
+from dorf.rules.area import Placement
+from dorf.rules.hexgrid import Hex
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
     COMPUTER,

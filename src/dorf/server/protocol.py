@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dorf.area import Placement
-from dorf.notation import is_int, parse_at_rot
+from dorf.formats.notation import is_int, parse_at_rot
+from dorf.rules.area import Placement
 
 #: Largest websocket text message the server reads, in bytes.
 MAX_MESSAGE = 4096

@@ -5,8 +5,8 @@ decision, the tile it placed (or the tile it picked in the Head to Head
 draft), every task's status in each area after it, and the scores; the
 browser rebuilds the board of any step from the tiles of the steps before.
 
->>> from dorf.coop import CoopGame
->>> from dorf.record import record_of
+>>> from dorf.games.coop import CoopGame
+>>> from dorf.formats.record import record_of
 >>> state = CoopGame(seed=3).new_state()
 >>> state.play(state.legal_placements()[0])
 >>> steps = replay_steps(record_of(state))["steps"]
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dorf.area import PlayArea
-from dorf.coop import CoopState
-from dorf.duel import DuelState
-from dorf.headtohead import HeadToHeadState
-from dorf.record import RecordError, apply_decision, start_of
-from dorf.scoring import SCORERS
+from dorf.formats.record import RecordError, apply_decision, start_of
+from dorf.games.coop import CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import HeadToHeadState
+from dorf.rules.area import PlayArea
+from dorf.rules.scoring import SCORERS
 from dorf.server.views import Json, describe_tile, face_json, pad_json, spec_json, tile_json
 
 _STATUS = {"open": "o", "completed": "c", "failed": "f"}
@@ -39,7 +39,7 @@ def _areas(state: Any) -> list[PlayArea]:
 
 
 def replay_steps(record: Any) -> Json:
-    """Every step of a record; raises :class:`~dorf.record.RecordError` where it does not replay."""
+    """Every step of a record; raises :class:`~dorf.formats.record.RecordError` where it does not replay."""
     state = start_of(record)
     decisions = record["decisions"]
     if not isinstance(decisions, list):

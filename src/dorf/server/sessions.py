@@ -27,15 +27,18 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dorf.area import Placement, PlayArea
-from dorf.coop import CoopGame, CoopState
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
-from dorf.hexgrid import Hex, cell_of, hex_of
+from dorf.formats.record import FORMAT, GameState, apply_decision, record_of, start_of
+from dorf.games.coop import CoopGame, CoopState
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
+from dorf.games.seat import Revealed
 from dorf.players import make_player
-from dorf.record import FORMAT, GameState, apply_decision, record_of, start_of
-from dorf.scoring import SCORERS
-from dorf.seat import Revealed
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex, cell_of, hex_of
+from dorf.rules.scoring import SCORERS
+from dorf.rules.tasks import COMPLETED, OPEN, Task
+from dorf.rules.terrain import TERRAIN_NAMES
+from dorf.rules.tiles import areas
 from dorf.server.protocol import Move, ProtocolError
 from dorf.server.views import (
     Json,
@@ -50,9 +53,6 @@ from dorf.server.views import (
     spec_json,
     task_figures,
 )
-from dorf.tasks import COMPLETED, OPEN, Task
-from dorf.terrain import TERRAIN_NAMES
-from dorf.tiles import areas
 
 MODES = ("coop", "duel", "head-to-head")
 MODE_NAMES = {"coop": "The Board Game", "duel": "The Duel", "head-to-head": "Head to Head"}

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dorf.coop import CoopState
-from dorf.headtohead import Pick
+from dorf.formats.record import replay_record
+from dorf.games.coop import CoopState
+from dorf.games.headtohead import Pick
 from dorf.players import make_player
-from dorf.record import replay_record
 
 
 def think(record: dict[str, Any], seat: int, spec: str, seed: int) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Everything here reads the engine's public state (a player's view holds the
 same); nothing reads a stack, the removed tiles or a marker pile.
 
->>> from dorf.coop import CoopGame
+>>> from dorf.games.coop import CoopGame
 >>> state = CoopGame(seed=2).new_state()
 >>> state.play(state.legal_placements()[0])
 >>> area = area_json(state.area)
@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dorf.area import PlacedTile, PlayArea
-from dorf.hexgrid import Hex, hex_of
-from dorf.notation import task_document
-from dorf.scoring import (
+from dorf.formats.notation import task_document
+from dorf.games.seat import Revealed
+from dorf.rules.area import PlacedTile, PlayArea
+from dorf.rules.hexgrid import Hex, hex_of
+from dorf.rules.scoring import (
     DUEL_TASK_TYPES,
     FLAG_COLOURS,
     HEAD_TO_HEAD_TASK_TYPES,
@@ -27,10 +28,9 @@ from dorf.scoring import (
     HeadToHeadScorePad,
     ScorePad,
 )
-from dorf.seat import Revealed
-from dorf.tasks import CONNECTION, OPEN, Task, TaskSpec
-from dorf.terrain import TERRAIN_NAMES
-from dorf.tiles import Tile, canonical_rotation, distinct_rotations
+from dorf.rules.tasks import CONNECTION, OPEN, Task, TaskSpec
+from dorf.rules.terrain import TERRAIN_NAMES
+from dorf.rules.tiles import Tile, canonical_rotation, distinct_rotations
 
 Json = dict[str, Any]
 Pad = ScorePad | DuelScorePad | HeadToHeadScorePad

@@ -58,7 +58,7 @@ export function pixelToHex(x, y) {
   return [rq, rr];
 }
 
-/** The edges by direction after turning `face` clockwise k steps (as dorf.tiles.rotate). */
+/** The edges by direction after turning `face` clockwise k steps (as dorf.rules.tiles.rotate). */
 export function rotate(face, k) {
   k = ((k % 6) + 6) % 6;
   return k ? face.slice(6 - k) + face.slice(0, 6 - k) : face;

@@ -9,7 +9,7 @@ the prompt.  Both play areas are shown, side by side when they fit.
 decision and the computer's replies after it.  Between two people at one
 terminal the other player has already seen the move, so it is refused.
 
-:mod:`dorf.terminal_duel` and :mod:`dorf.terminal_head_to_head` fill in what
+:mod:`dorf.terminal.duel` and :mod:`dorf.terminal.head_to_head` fill in what
 differs: the screen, the prompt, what a typed number means and how a decision
 is reported.
 """
@@ -20,16 +20,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from dorf.area import IllegalPlacement, Placement, PlayArea
-from dorf.duel import DuelState
-from dorf.headtohead import DRAFT, HeadToHeadState, HeadToHeadView, Pick
+from dorf.formats.record import RecordError, apply_decision
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadState, HeadToHeadView, Pick
+from dorf.games.seat import IllegalDecision, Revealed
 from dorf.players import Player
-from dorf.record import RecordError, apply_decision
-from dorf.render import legend, side_by_side
-from dorf.scoring import DuelScorePad, HeadToHeadScorePad
-from dorf.search import SearchPlayer
-from dorf.seat import IllegalDecision, Revealed
-from dorf.terminal_screen import (
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.rules.scoring import DuelScorePad, HeadToHeadScorePad
+from dorf.terminal.render import legend, side_by_side
+from dorf.terminal.screen import (
     HINT_FUTURES,
     Console,
     flag_lines,

@@ -8,9 +8,9 @@ finished game, 1 for a game left unfinished (``quit`` or end of input), 2 for
 a usage error or an unreadable record.
 
 This module holds the cooperative game and the entry points of every mode;
-the two-player modes live in :mod:`dorf.terminal_duel` and
-:mod:`dorf.terminal_head_to_head`, what all modes share in
-:mod:`dorf.terminal_screen`.
+the two-player modes live in :mod:`dorf.terminal.duel` and
+:mod:`dorf.terminal.head_to_head`, what all modes share in
+:mod:`dorf.terminal.screen`.
 """
 
 from __future__ import annotations
@@ -22,19 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dorf.area import IllegalPlacement, Placement
-from dorf.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import HeadToHeadGame, HeadToHeadState
-from dorf.hexgrid import Hex
+from dorf.formats.record import RecordError, apply_decision, load_record, start_of
+from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.games.seat import Turn
 from dorf.players import make_player
-from dorf.record import RecordError, apply_decision, load_record, start_of
-from dorf.render import legend
-from dorf.search import SearchPlayer
-from dorf.seat import Turn
-from dorf.terminal_duel import DuelSession
-from dorf.terminal_head_to_head import HeadToHeadSession
-from dorf.terminal_screen import (
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import IllegalPlacement, Placement
+from dorf.rules.hexgrid import Hex
+from dorf.terminal.duel import DuelSession
+from dorf.terminal.head_to_head import HeadToHeadSession
+from dorf.terminal.render import legend
+from dorf.terminal.screen import (
     HINT_FUTURES,
     Console,
     change_text,
@@ -51,10 +51,10 @@ from dorf.terminal_screen import (
     tile_text,
     wants_color,
 )
-from dorf.terminal_screen import legal_by_cell as legal_cells
-from dorf.terminal_screen import map_lines as area_map_lines
-from dorf.terminal_screen import rotation_lines as tile_rotation_lines
-from dorf.terminal_two_player import TwoPlayerReplay, TwoPlayerSession
+from dorf.terminal.screen import legal_by_cell as legal_cells
+from dorf.terminal.screen import map_lines as area_map_lines
+from dorf.terminal.screen import rotation_lines as tile_rotation_lines
+from dorf.terminal.two_player import TwoPlayerReplay, TwoPlayerSession
 
 __all__ = ["Console", "Replay", "Session", "UsageError", "play_main", "replay_main", "wants_color"]
 

@@ -35,11 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dorf.area import IllegalPlacement, Placement, PlayArea
-from dorf.scoring import HeadToHeadScorePad, score_head_to_head
-from dorf.seat import IllegalDecision, Revealed, Seat
-from dorf.tasks import TaskSpec
-from dorf.tiles import Tile, TileSet, load_tileset
+from dorf.games.seat import IllegalDecision, Revealed, Seat
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import Tile, TileSet, load_tileset
 
 DRAFT = "draft"
 LAYING = "laying"

@@ -10,13 +10,13 @@ pads and the winner, or a shared win for equal totals.
 
 from __future__ import annotations
 
-from dorf.area import Placement, PlayArea
-from dorf.duel import DuelState, DuelTurn
-from dorf.headtohead import Pick
-from dorf.scoring import score_duel
-from dorf.seat import Revealed
-from dorf.terminal_screen import changes_text, short_tile_text, tile_text
-from dorf.terminal_two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
+from dorf.games.duel import DuelState, DuelTurn
+from dorf.games.headtohead import Pick
+from dorf.games.seat import Revealed
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import score_duel
+from dorf.terminal.screen import changes_text, short_tile_text, tile_text
+from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
 
 
 class DuelSession(TwoPlayerSession[DuelState]):

@@ -1,7 +1,7 @@
 """The search player: a look-ahead over futures sampled from the tiles still unseen.
 
 For the revealed tile the player ranks every legal placement with the greedy
-evaluation (:mod:`dorf.greedy`) and keeps the best ``width`` candidates.  It
+evaluation (:mod:`dorf.players.greedy`) and keeps the best ``width`` candidates.  It
 then samples futures consistent with what its seat may know: the face-down
 stacks are filled at random from the unseen tiles (the removed tiles are among
 them, as a player cannot tell them apart), the marker piles from the unseen
@@ -19,7 +19,7 @@ placing) and runs the full greedy evaluation on the best few.
 In the Duel the player looks ahead in its own area only, taking the reveal
 rule from its own tasks; in Head to Head its future is its own stacks, whose
 contents it knows (the draft is open) but not their order.  In the Head to
-Head draft it takes the tile with the best :func:`dorf.greedy.draft_value`
+Head draft it takes the tile with the best :func:`dorf.players.greedy.draft_value`
 for itself, counting also what the tile would be worth to the other player,
 as candidates, and looks ahead over the rest of the draft: for each candidate
 it plays the rest of the draft out several times, both players taking
@@ -34,15 +34,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dorf.area import Placement, PlayArea, contact_counts, placements_of
-from dorf.coop import PlayerView
-from dorf.duel import DuelView
-from dorf.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
-from dorf.headtohead import DRAFT, HeadToHeadView, Pick
-from dorf.hexgrid import cell_of
-from dorf.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
-from dorf.tasks import DOUBLE, TaskSpec
-from dorf.tiles import Tile, rotate
+from dorf.games.coop import PlayerView
+from dorf.games.duel import DuelView
+from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.players.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
+from dorf.rules.area import Placement, PlayArea, contact_counts, placements_of
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import DOUBLE, TaskSpec
+from dorf.rules.tiles import Tile, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 #: Draft values closer than this are a matter of taste: the seed decides.

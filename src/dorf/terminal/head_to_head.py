@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dorf.area import Placement, PlayArea
-from dorf.headtohead import DRAFT, HeadToHeadState, Pick
-from dorf.render import face_text, render_rotations
-from dorf.scoring import HEAD_TO_HEAD_TASK_TYPES, score_head_to_head
-from dorf.seat import Revealed
-from dorf.tasks import TaskSpec
-from dorf.terminal_screen import changes_text, plural, tile_text
-from dorf.terminal_two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
-from dorf.tiles import Tile, distinct_rotations
+from dorf.games.headtohead import DRAFT, HeadToHeadState, Pick
+from dorf.games.seat import Revealed
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import HEAD_TO_HEAD_TASK_TYPES, score_head_to_head
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import Tile, distinct_rotations
+from dorf.terminal.render import face_text, render_rotations
+from dorf.terminal.screen import changes_text, plural, tile_text
+from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
 
 DRAFT_HELP = """\
 The draft:  pick N  (or just N) takes open tile N.

@@ -28,9 +28,9 @@ from functools import cache
 from itertools import product
 from typing import NamedTuple
 
-from dorf.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
-from dorf.tasks import COMPLETED, CONNECTION, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
-from dorf.terrain import (
+from dorf.rules.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
+from dorf.rules.tasks import COMPLETED, CONNECTION, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
+from dorf.rules.terrain import (
     AREA_INDEX,
     AREA_LETTERS,
     MATCH_CODE,
@@ -39,7 +39,7 @@ from dorf.terrain import (
     TERRITORY_LETTERS,
     edges_may_meet,
 )
-from dorf.tiles import areas, check_face, distinct_rotations, rotate
+from dorf.rules.tiles import areas, check_face, distinct_rotations, rotate
 
 OPPOSITE = (3, 4, 5, 0, 1, 2)
 _SLOT = 3  # bits per direction in a constraint key

@@ -3,7 +3,7 @@
 The record is replayed decision by decision.  Before each placement the
 coach takes the view of the player who made it (what that seat could know
 then: never the order of a stack) and runs the search player's analysis
-(:mod:`dorf.search`) on it, with the placement actually played always among
+(:mod:`dorf.players.search`) on it, with the placement actually played always among
 the candidates.  Every candidate meets the same sampled futures, so the
 difference between the preferred placement's estimated value and the played
 one's is measured, not luck: that difference is the *expected loss* of the
@@ -15,8 +15,8 @@ Each decision's sampled futures are seeded from ``--seed`` and the
 decision's number, so an analysis is reproducible.  The Head to Head draft's
 picks are replayed but not weighed.
 
->>> from dorf.coop import CoopGame
->>> from dorf.record import record_of
+>>> from dorf.games.coop import CoopGame
+>>> from dorf.formats.record import record_of
 >>> state = CoopGame(seed=3).new_state()
 >>> for _ in range(4):
 ...     state.play(state.legal_placements()[-1])
@@ -29,28 +29,23 @@ True
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dorf.area import Placement
-from dorf.arguments import integer, positive
-from dorf.coop import CoopState
-from dorf.duel import DuelState
-from dorf.headtohead import DRAFT, HeadToHeadView
-from dorf.hexgrid import cell_of
-from dorf.notation import task_document
-from dorf.players import View, make_player
-from dorf.record import GameState, RecordError, apply_decision, decision_of, load_record, start_of
-from dorf.search import SearchPlayer
-from dorf.seat import Revealed
-from dorf.tasks import TaskSpec
-from dorf.tiles import rotate
+from dorf.formats.notation import task_document
+from dorf.formats.record import GameState, RecordError, apply_decision, decision_of, start_of
+from dorf.games.coop import CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadView
+from dorf.games.seat import Revealed
+from dorf.players.registry import View, make_player
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import Placement
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import rotate
 
 #: The default budget: 8 sampled futures a decision (a 50-turn game in some seconds).
 DEFAULT_PLAYER = "search:8"
@@ -242,75 +237,10 @@ def report_lines(record: Any, verdicts: list[Verdict], spec: str, top: int | Non
     return lines
 
 
-def _search_spec(text: str) -> str:
-    try:
-        search_player(text)
-    except AnalyseError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    """Register ``dorf analyse`` with its arguments."""
-    parser = sub.add_parser(
-        "analyse",
-        help="coach: weigh every placement of a game record against the search player",
-        description="Replay a game record and show, biggest mistakes first, how many points each "
-        "placement is expected to lose against the search player's choice.",
-    )
-    parser.add_argument("file", metavar="RECORD", help="a dorf-record/1 file (any mode)")
-    parser.add_argument(
-        "--player",
-        metavar="SPEC",
-        type=_search_spec,
-        default=DEFAULT_PLAYER,
-        help=f"the coach's budget: search:N futures or search:Ns a decision (default {DEFAULT_PLAYER})",
-    )
-    parser.add_argument(
-        "--top", metavar="N", type=positive, default=None, help="show only the N biggest mistakes"
-    )
-    parser.add_argument(
-        "--seed", metavar="S", type=integer, default=0, help="seed of the sampled futures (default 0)"
-    )
-    parser.add_argument("--json", action="store_true", help="one JSON object per placement")
-
-
-def analyse_main(args: argparse.Namespace) -> int:
-    """``dorf analyse``: one line on stderr and exit 2 for a bad record."""
-    show = sys.stderr.isatty()
-    started = time.perf_counter()
-
-    def progress(done: int, total: int) -> None:
-        if show:
-            sys.stderr.write(f"\ranalysing decision {done}/{total}  {time.perf_counter() - started:.1f} s ")
-            sys.stderr.flush()
-
-    try:
-        record = load_record(args.file)
-        verdicts = analyse_record(record, args.player, args.seed, progress)
-    except (RecordError, AnalyseError) as exc:
-        if show:
-            sys.stderr.write("\r\033[K")
-        print(f"dorf analyse: {exc}", file=sys.stderr)
-        return 2
-    if show:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
-    shown = verdicts if args.top is None else verdicts[: args.top]
-    if args.json:
-        for verdict in shown:
-            print(json.dumps(verdict.as_json()))
-    else:
-        print("\n".join(report_lines(record, verdicts, args.player, args.top)))
-    return 0
-
-
 __all__ = [
     "DEFAULT_PLAYER",
     "AnalyseError",
     "Verdict",
-    "add_analyse_parser",
-    "analyse_main",
     "analyse_record",
     "report_lines",
     "search_player",

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dorf.area import PlayArea
-from dorf.hexgrid import hex_of
-from dorf.tasks import COMPLETED, CONNECTION, DOUBLE
-from dorf.terrain import TASK_LETTER
+from dorf.rules.area import PlayArea
+from dorf.rules.hexgrid import hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE
+from dorf.rules.terrain import TASK_LETTER
 
 TASK_TYPES: tuple[str, ...] = tuple(TASK_LETTER)
 DUEL_TASK_TYPES: tuple[str, ...] = (*TASK_TYPES, CONNECTION, DOUBLE)

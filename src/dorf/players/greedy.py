@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dorf.area import Placement, PlayArea, placements_of
-from dorf.hexgrid import cell_of, hex_of
-from dorf.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
-from dorf.tiles import Tile
+from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.hexgrid import cell_of, hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
+from dorf.rules.tiles import Tile
 
 #: Share of the draft's picks that should be task tiles.
 TASK_SHARE = 1 / 3

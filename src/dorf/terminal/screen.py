@@ -1,8 +1,8 @@
 """What every terminal mode shares: the console, and play areas, tasks, flags
 and tiles put into lines of text.
 
-The cooperative game (:mod:`dorf.terminal`), the Duel (:mod:`dorf.terminal_duel`)
-and Head to Head (:mod:`dorf.terminal_head_to_head`) build their screens from
+The cooperative game (:mod:`dorf.terminal.play`), the Duel (:mod:`dorf.terminal.duel`)
+and Head to Head (:mod:`dorf.terminal.head_to_head`) build their screens from
 these pieces; they work on a play area, a revealed tile and its legal
 placements, never on a particular game's state.
 """
@@ -17,15 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from dorf.area import Placement, PlayArea
-from dorf.hexgrid import Hex, hex_of
-from dorf.record import GameState, save_record
-from dorf.render import paint, render_area, render_rotations, side_by_side, visible_width
-from dorf.search import SearchPlayer, View
-from dorf.seat import Revealed
-from dorf.tasks import COMPLETED, CONNECTION, Task, TaskStatus
-from dorf.terrain import TERRAIN_NAMES, TERRITORY_LETTERS
-from dorf.tiles import distinct_rotations
+from dorf.formats.record import GameState, save_record
+from dorf.games.seat import Revealed
+from dorf.players.search import SearchPlayer, View
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.hexgrid import Hex, hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, Task, TaskStatus
+from dorf.rules.terrain import TERRAIN_NAMES, TERRITORY_LETTERS
+from dorf.rules.tiles import distinct_rotations
+from dorf.terminal.render import paint, render_area, render_rotations, side_by_side, visible_width
 
 SEPARATOR_WIDTH = 72
 #: Spaces between two maps drawn side by side.

@@ -10,7 +10,7 @@ task (``F5``: forest, 5 tiles; ``+`` completed, ``x`` failed; the Duel's
 multicoloured flag) and ``*`` on the tile placed last.  An empty cell where the next tile may go
 shows its coordinates ``q,r`` and, below them, the rotations that fit there.
 
->>> from dorf.area import PlayArea, Placement
+>>> from dorf.rules.area import PlayArea, Placement
 >>> area = PlayArea()
 >>> area.play("RMMRMM", Placement(Hex(0, 0), 0), flag=None)
 >>> print("\n".join(render_area(area)))
@@ -27,11 +27,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dorf.area import PlacedTile, PlayArea
-from dorf.hexgrid import Hex
-from dorf.tasks import COMPLETED, CONNECTION, FAILED, TaskSpec, TaskStatus
-from dorf.terrain import TERRAIN_NAMES
-from dorf.tiles import rotate
+from dorf.rules.area import PlacedTile, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import COMPLETED, CONNECTION, FAILED, TaskSpec, TaskStatus
+from dorf.rules.terrain import TERRAIN_NAMES
+from dorf.rules.tiles import rotate
 
 
 @dataclass(frozen=True)

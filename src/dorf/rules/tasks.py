@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
-from dorf.terrain import TASK_LETTER, TERRITORY_LETTERS
+from dorf.rules.terrain import TASK_LETTER, TERRITORY_LETTERS
 
 CONNECTION = "connection"
 DOUBLE = "double"

@@ -30,10 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from dorf.area import IllegalPlacement, Placement, PlayArea, placements_of
-from dorf.hexgrid import cell_of
-from dorf.scoring import DuelScorePad, score_duel
-from dorf.seat import (
+from dorf.games.seat import (
     ACTIVE_TASKS,
     OPENING_TASK_TURNS,
     IllegalDecision,
@@ -43,8 +40,11 @@ from dorf.seat import (
     shuffle_stacks,
     unseen_tiles,
 )
-from dorf.tasks import DOUBLE, Task, TaskSpec, TaskStatus
-from dorf.tiles import Tile, TileSet, load_tileset
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.scoring import DuelScorePad, score_duel
+from dorf.rules.tasks import DOUBLE, Task, TaskSpec, TaskStatus
+from dorf.rules.tiles import Tile, TileSet, load_tileset
 
 PLAYERS = 2
 

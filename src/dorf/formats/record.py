@@ -10,7 +10,7 @@ revealed tile, in the order they were made, each with its player),
 ``head-to-head`` (the draft's picks, then both players' placements in the
 order they were made, each with its player).
 
->>> from dorf.coop import CoopGame
+>>> from dorf.games.coop import CoopGame
 >>> state = CoopGame(seed=3).new_state()
 >>> state.play(state.legal_placements()[0])
 >>> replay_record(record_of(state)).decisions == state.decisions
@@ -23,13 +23,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dorf.area import IllegalPlacement, Placement
-from dorf.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.duel import DuelGame, DuelState
-from dorf.headtohead import HeadToHeadGame, HeadToHeadState, Pick
-from dorf.notation import is_int, parse_at_rot, task_document
-from dorf.seat import Revealed, Turn
-from dorf.tiles import TileSetError, load_tileset
+from dorf.formats.notation import is_int, parse_at_rot, task_document
+from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
+from dorf.games.duel import DuelGame, DuelState
+from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState, Pick
+from dorf.games.seat import Revealed, Turn
+from dorf.rules.area import IllegalPlacement, Placement
+from dorf.rules.tiles import TileSetError, load_tileset
 
 FORMAT = "dorf-record/1"
 RECORD_MODES = ("coop", "duel", "head-to-head")

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from dorf.area import IllegalPlacement, Placement, PlayArea, placements_of
-from dorf.hexgrid import cell_of
-from dorf.tasks import Task, TaskSpec, TaskStatus
-from dorf.tiles import Tile, TileSet
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import Task, TaskSpec, TaskStatus
+from dorf.rules.tiles import Tile, TileSet
 
 #: Landscape tiles that go back to the box unseen at set-up (coop, Duel).
 REMOVED_UNSEEN = 3

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from dorf.tasks import CONNECTION, DOUBLE, TaskSpec
-from dorf.terrain import AREA_LETTERS, LETTERS, TASK_LETTER, TERRITORY_LETTERS
+from dorf.rules.tasks import CONNECTION, DOUBLE, TaskSpec
+from dorf.rules.terrain import AREA_LETTERS, LETTERS, TASK_LETTER, TERRITORY_LETTERS
 
 LANDSCAPE = "landscape"
 TASK = "task"

@@ -6,10 +6,10 @@ stack, nor the removed tiles) and returns a decision: a placement, or a pick
 in the Head to Head draft.
 
 - ``random``: uniformly among the legal decisions;
-- ``greedy``: one placement ahead with the evaluation of :mod:`dorf.greedy`;
-- ``search``: a look-ahead over sampled futures (:mod:`dorf.search`).
+- ``greedy``: one placement ahead with the evaluation of :mod:`dorf.players.greedy`;
+- ``search``: a look-ahead over sampled futures (:mod:`dorf.players.search`).
 
->>> from dorf.coop import CoopGame
+>>> from dorf.games.coop import CoopGame
 >>> state = CoopGame(seed=4).new_state()
 >>> decision = make_player("greedy").choose(state.view())
 >>> state.why_illegal(decision) is None
@@ -22,12 +22,12 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from dorf.area import Placement
-from dorf.coop import PlayerView
-from dorf.duel import DuelView
-from dorf.greedy import DEFAULT, Weights, best_placement, draft_value
-from dorf.headtohead import DRAFT, HeadToHeadView, Pick
-from dorf.search import SearchPlayer
+from dorf.games.coop import PlayerView
+from dorf.games.duel import DuelView
+from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import Placement
 
 View = PlayerView | DuelView | HeadToHeadView
 Decision = Placement | Pick
@@ -57,7 +57,7 @@ class RandomPlayer:
 
 
 class GreedyPlayer:
-    """One placement ahead (see :mod:`dorf.greedy`); deterministic: ties go to the first in order."""
+    """One placement ahead (see :mod:`dorf.players.greedy`); deterministic: ties go to the first in order."""
 
     name = "greedy"
 

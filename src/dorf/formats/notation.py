@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dorf.area import IllegalPlacement, Placement, PlayArea
-from dorf.hexgrid import Hex
-from dorf.tasks import TaskSpec
-from dorf.terrain import LETTER_OF_NAME, TERRAIN_NAMES
-from dorf.tiles import check_face
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.rules.hexgrid import Hex
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.terrain import LETTER_OF_NAME, TERRAIN_NAMES
+from dorf.rules.tiles import check_face
 
 FORMAT = "dorf-board/1"
 MODES = ("coop", "duel", "head-to-head")

@@ -21,9 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from dorf.area import Placement, PlayArea
-from dorf.scoring import ScorePad, score_coop
-from dorf.seat import (
+from dorf.games.seat import (
     Revealed,
     Seat,
     Turn,
@@ -32,8 +30,10 @@ from dorf.seat import (
     shuffle_stacks,
     unseen_tiles,
 )
-from dorf.tasks import TaskSpec
-from dorf.tiles import Tile, TileSet, load_tileset
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import ScorePad, score_coop
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import Tile, TileSet, load_tileset
 
 MAX_PLAYERS = 6
 
