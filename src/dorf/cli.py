@@ -16,10 +16,11 @@ from dorf.arguments import integer, positive
 from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import RecordError, load_record
-from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, report_lines, search_player
+from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
 from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
 from dorf.simulate import add_simulate_parser, simulate_main
+from dorf.tune import add_tune_parser, tune_main
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_parser(sub)
     add_analyse_parser(sub)
     add_serve_parser(sub)
+    add_tune_parser(sub)
     return parser
 
 
@@ -108,7 +110,7 @@ def cmd_score(path: str, as_json: bool) -> int:
 
 def _search_spec(text: str) -> str:
     try:
-        search_player(text)
+        coach_player(text)
     except AnalyseError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
@@ -118,9 +120,9 @@ def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
     """Register ``dorf analyse`` with its arguments."""
     parser = sub.add_parser(
         "analyse",
-        help="coach: weigh every placement of a game record against the search player",
+        help="coach: weigh every placement of a game record against the strongest player",
         description="Replay a game record and show, biggest mistakes first, how many points each "
-        "placement is expected to lose against the search player's choice.",
+        "placement is expected to lose against the coach's choice, and why.",
     )
     parser.add_argument("file", metavar="RECORD", help="a dorf-record/1 file (any mode)")
     parser.add_argument(
@@ -128,7 +130,8 @@ def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SPEC",
         type=_search_spec,
         default=DEFAULT_PLAYER,
-        help=f"the coach's budget: search:N futures or search:Ns a decision (default {DEFAULT_PLAYER})",
+        help="the coach: planner:N (sampled futures a decision), planner:Ns (seconds), a level, "
+        f"or search:N (default {DEFAULT_PLAYER})",
     )
     parser.add_argument(
         "--top", metavar="N", type=positive, default=None, help="show only the N biggest mistakes"
@@ -186,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return analyse_main(args)
         if args.command == "serve":
             return serve_main(args)
+        if args.command == "tune":
+            return tune_main(args)
         if args.command == "bench":
             from dorf.bench import bench_line
 

@@ -30,7 +30,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import RecordError
+from dorf.players.levels import levels
 from dorf.server.campaigns import CampaignDesk
+from dorf.server.hints import check_hint_allowed, hint_for
 from dorf.server.hub import Connection, Hub, ServerConfig
 from dorf.server.protocol import (
     MAX_BODY,
@@ -196,6 +198,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if parsed.placement is None:
             raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
         return session.preview(parsed.seat, parsed.placement)
+
+    @app.post("/api/games/{game_id}/hint")
+    async def game_hint(game_id: str, request: Request) -> dict[str, Any]:
+        session = hub().get(game_id)
+        data = need_object(await read_body(request), "a hint request")
+        seats = hub().token_seats(session, data.get("token"))
+        seat = parse_seat(data.get("seat"))
+        hub().check_seat(session, seats, seat)
+        check_hint_allowed(session, seats, seat)
+        seed = len(session.decisions) * 31 + seat
+        loop = asyncio.get_running_loop()
+        answer: dict[str, Any] = await loop.run_in_executor(
+            hub().executor, hint_for, session.record(), seat, seed
+        )
+        return answer
+
+    @app.get("/api/levels")
+    async def computer_levels() -> dict[str, Any]:
+        return {"levels": [level.as_json() for level in levels()]}
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request) -> dict[str, Any]:

@@ -1,0 +1,361 @@
+"""The planner: look-ahead over sampled futures with an evaluation learned from self-play.
+
+(Experimental; documented once settled.)
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from heapq import nlargest
+
+from dorf.games.coop import PlayerView
+from dorf.games.duel import DuelView
+from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.players.evaluation import Evaluator, Weights, load_weights
+from dorf.players.outlook import Fits
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import Placement, PlayArea, contact_counts, placements_of
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import DOUBLE, TaskSpec
+from dorf.rules.terrain import AREA_LETTERS
+from dorf.rules.tiles import Tile, load_tileset, rotate
+
+View = PlayerView | DuelView | HeadToHeadView
+Move = tuple[int, int]
+#: The root's best moves by the quick evaluation that the full one weighs again.
+RECHECK = 12
+
+
+@dataclass
+class Future:
+    """One sampled future: stacks (top = last) and marker piles."""
+
+    tasks: list[Tile]
+    landscapes: list[Tile]
+    markers: dict[str, list[int]]
+    doubles: list[tuple[str, str]]
+
+
+@dataclass
+class Position:
+    """What the planner needs of its seat: its area, the tile to place and what may come."""
+
+    area: PlayArea
+    face: str
+    task: TaskSpec | None
+    flag: str | None
+    turn: int
+    task_pool: list[Tile]
+    landscape_pool: list[Tile]
+    tasks_left: int
+    landscapes_left: int
+    markers: dict[str, tuple[int, ...]]
+    doubles: tuple[tuple[str, str], ...]
+    printed: bool
+    flags: list[tuple[int, str]]
+    fits: Fits
+    #: Per area letter: how many unseen landscape tiles show it.
+    supply: dict[str, int]
+
+    def sample(self, rng: random.Random) -> Future:
+        tasks = rng.sample(self.task_pool, min(self.tasks_left, len(self.task_pool)))
+        landscapes = rng.sample(self.landscape_pool, min(self.landscapes_left, len(self.landscape_pool)))
+        markers = {}
+        for kind, values in self.markers.items():
+            pile = list(values)
+            rng.shuffle(pile)
+            markers[kind] = pile
+        doubles = list(self.doubles)
+        rng.shuffle(doubles)
+        return Future(tasks, landscapes, markers, doubles)
+
+
+def flags_of(area: PlayArea) -> list[tuple[int, str]]:
+    """The (cell, flag letter) of every flag tile in the area."""
+    return [(cell_of(*tile.at), tile.flag) for tile in area.placed if tile.flag is not None]
+
+
+def supply_of(tiles: Sequence[Tile]) -> dict[str, int]:
+    """Per area letter, how many of these tiles show it."""
+    return {letter: sum(1 for tile in tiles if letter in tile.face) for letter in AREA_LETTERS}
+
+
+_FITS: dict[str, Fits] = {}
+
+
+def fits_of(tileset: str) -> Fits:
+    """The faces of a shipped tile set, for :mod:`dorf.players.outlook` (made once)."""
+    fits = _FITS.get(tileset)
+    if fits is None:
+        fits = _FITS[tileset] = Fits(tile.face for tile in load_tileset(tileset).tiles)
+    return fits
+
+
+def position_of(view: View) -> Position:
+    """The deciding seat's position, read from its view only."""
+    if isinstance(view, HeadToHeadView):
+        revealed = view.revealed[view.player]
+        assert revealed is not None
+        unseen = view.unseen[view.player]
+        tasks_left, landscapes_left = view.stacks_left[view.player]
+        area = view.area
+        landscapes = [t for t in unseen if not t.is_task]
+        return Position(
+            area,
+            revealed.tile.face,
+            revealed.task,
+            revealed.tile.flag,
+            len(area.placed) + 1,
+            [t for t in unseen if t.is_task],
+            landscapes,
+            tasks_left,
+            landscapes_left,
+            {},
+            (),
+            True,
+            flags_of(area),
+            fits_of("head-to-head"),
+            supply_of(landscapes),
+        )
+    revealed = view.revealed
+    assert revealed is not None
+    doubles = view.doubles_unseen if isinstance(view, DuelView) else ()
+    landscapes = [t for t in view.unseen if not t.is_task]
+    return Position(
+        view.area,
+        revealed.tile.face,
+        revealed.task,
+        revealed.tile.flag,
+        view.turn,
+        [t for t in view.unseen if t.is_task],
+        landscapes,
+        view.task_tiles_left,
+        view.landscapes_left,
+        view.markers_unseen,
+        doubles,
+        False,
+        flags_of(view.area),
+        fits_of("duel" if isinstance(view, DuelView) else "base"),
+        supply_of(landscapes),
+    )
+
+
+class PlannerPlayer:
+    """Look-ahead over sampled futures with the learned evaluation; budget in futures."""
+
+    name = "planner"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        width: int = 6,
+        depth: int = 8,
+        shortlist: int = 4,
+        weights: Weights | None = None,
+    ) -> None:
+        if iterations is None and seconds is None:
+            iterations = 24
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.width = width
+        self.depth = depth
+        self.shortlist = shortlist
+        self.evaluator = Evaluator(weights or load_weights())
+        self._gains: dict[tuple[str, str], tuple[float, ...]] = {}
+
+    def choose(self, view: View) -> Placement | Pick:
+        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+            return SearchPlayer(self.rng.getrandbits(32), iterations=16).choose(view)
+        return self.analyse(view)[0][1]
+
+    def ranked(self, position: Position) -> list[tuple[float, Move]]:
+        """Every legal move with its one-ply value, best first (ties in cell, rotation order): the
+        quick evaluation for all, then the full one (with the frontier) for the best few."""
+        area = position.area
+        ev = self.evaluator
+        face, task, flag = position.face, position.task, position.flag
+        flags = position.flags
+        if flag is not None:
+            flags = [*flags, (-1, flag)]
+        left = position.landscapes_left
+        tasks_left = position.tasks_left
+        supply = position.supply
+        fits = position.fits
+
+        def judge(moves: list[Move], full: bool) -> list[tuple[float, Move]]:
+            scored = []
+            for cell, k in moves:
+                same, other = area.contacts(face, cell, k)
+                area.push(face, cell, k, flag=flag, task=task)
+                if flag is not None:
+                    flags[-1] = (cell, flag)
+                if full:
+                    value = ev.value(area, flags, left, tasks_left, supply, fits)
+                else:
+                    value = ev.quick(area, flags, left, tasks_left, supply)
+                area.pop()
+                scored.append((value + ev.joined_edge * same - ev.mismatched_edge * other, (cell, k)))
+            scored.sort(key=lambda item: -item[0])
+            return scored
+
+        quick = judge(sorted(area.legal_moves(face, task)), False)
+        head = sorted(move for _, move in quick[:RECHECK])
+        return judge(head, True) + quick[RECHECK:]
+
+    def analyse(self, view: View, include: Sequence[Placement] = ()) -> list[tuple[float, Placement]]:
+        position = position_of(view)
+        face = position.face
+        ranked = self.ranked(position)
+        if not ranked:
+            raise ValueError("there is no legal placement")
+        candidates = [move for _, move in ranked[: self.width]]
+        for placement in include:
+            wanted = (cell_of(*placement.at), rotate(face, placement.rot))
+            same = [move for _, move in ranked if (move[0], rotate(face, move[1])) == wanted]
+            if not same:
+                raise ValueError(f"placement {placement} is not legal for tile {face}")
+            if same[0] not in candidates:
+                candidates.append(same[0])
+        if len(candidates) == 1:
+            return [(ranked[0][0], placements_of(candidates)[0])]
+        totals = [0.0] * len(candidates)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        runs = 0
+        while True:
+            if self.iterations is not None and runs >= self.iterations:
+                break
+            if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
+                break
+            future = position.sample(self.rng)
+            seed = self.rng.random()
+            for i, move in enumerate(candidates):
+                totals[i] += self.rollout(position, move, future, random.Random(seed))
+            runs += 1
+        out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
+        out.sort(key=lambda item: -item[0])
+        return out
+
+    def rollout(self, position: Position, move: Move, future: Future, rng: random.Random) -> float:
+        area = position.area
+        ev = self.evaluator
+        fits = position.fits
+        cell, k = move
+        same, other = area.contacts(position.face, cell, k)
+        edges = ev.joined_edge * same - ev.mismatched_edge * other
+        area.push(position.face, cell, k, flag=position.flag, task=position.task)
+        flags = list(position.flags)
+        if position.flag is not None:
+            flags.append((cell, position.flag))
+        supply = dict(position.supply)
+        pushed = 1
+        tasks = list(future.tasks)
+        landscapes = list(future.landscapes)
+        markers = {kind: list(pile) for kind, pile in future.markers.items()}
+        doubles = list(future.doubles)
+        turn = position.turn
+        for _ in range(self.depth):
+            turn += 1
+            task: TaskSpec | None = None
+            if tasks and (turn <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+                tile = tasks.pop()
+                task = task_of(tile, position.printed, markers, doubles)
+                if task is None:
+                    continue
+            elif landscapes:
+                tile = landscapes.pop()
+                for letter in set(tile.face):
+                    if letter in supply:
+                        supply[letter] -= 1
+            else:
+                break
+            moves = area.legal_moves(tile.face, task)
+            if not moves:
+                continue
+            gain, (c, r) = self.policy(
+                area, tile, task, moves, flags, len(landscapes), len(tasks), supply, fits, rng
+            )
+            edges += gain
+            area.push(tile.face, c, r, flag=tile.flag, task=task)
+            if tile.flag is not None:
+                flags.append((c, tile.flag))
+            pushed += 1
+        value = ev.value(area, flags, len(landscapes), len(tasks), supply, fits) + edges
+        for _ in range(pushed):
+            area.pop()
+        return value
+
+    def policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[Move],
+        flags: list[tuple[int, str]],
+        left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        rng: random.Random,
+    ) -> tuple[float, Move]:
+        """The rollout's move: the best by quick evaluation among the best few by edge contacts."""
+        ev = self.evaluator
+        face = tile.face
+        gains_of = self._gains.get
+        surroundings = area.surroundings
+        noise = rng.random
+        around_cell = -1
+        gains: tuple[float, ...] = ()
+        touching = []
+        for cell, k in moves:
+            if cell != around_cell:
+                around_cell = cell
+                around = surroundings(cell)
+                gains = gains_of((face, around)) or self._gain_row(face, around)
+            touching.append((gains[k] + noise() * 0.01, cell, k))
+        shortlist = nlargest(self.shortlist, touching)
+        flag = tile.flag
+        if flag is not None:
+            flags = [*flags, (-1, flag)]
+        best = (-1e9, 0.0, shortlist[0][1], shortlist[0][2])
+        for gain, cell, k in shortlist:
+            area.push(face, cell, k, flag=flag, task=task)
+            if flag is not None:
+                flags[-1] = (cell, flag)
+            value = ev.quick(area, flags, left, tasks_left, supply) + gain
+            area.pop()
+            if value > best[0]:
+                best = (value, gain, cell, k)
+        return best[1], (best[2], best[3])
+
+    def _gain_row(self, face: str, around: str) -> tuple[float, ...]:
+        """Per rotation, what the edges of ``face`` earn against the letters ``around`` a cell."""
+        ev = self.evaluator
+        row = []
+        for k in range(6):
+            same, other = contact_counts(rotate(face, k), around)
+            row.append(ev.joined_edge * same - ev.mismatched_edge * other)
+        found = self._gains[(face, around)] = tuple(row)
+        return found
+
+
+def task_of(
+    tile: Tile, printed: bool, markers: dict[str, list[int]], doubles: list[tuple[str, str]]
+) -> TaskSpec | None:
+    """The task a revealed task tile carries in a sampled future (None if its pile is empty)."""
+    assert tile.task is not None
+    if printed:
+        assert tile.value is not None
+        return TaskSpec(tile.task, tile.value)
+    if tile.task == DOUBLE:
+        return TaskSpec(DOUBLE, 6, doubles.pop()) if doubles else None
+    pile = markers.get(tile.task)
+    return TaskSpec(tile.task, pile.pop()) if pile else None
