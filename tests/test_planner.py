@@ -11,6 +11,7 @@ from dorf.games.coop import CoopGame
 from dorf.games.headtohead import DRAFT, HeadToHeadGame
 from dorf.players import make_player
 from dorf.players.evaluation import (
+    BOARD_FEATURES,
     TASK_FEATURES,
     Evaluator,
     Weights,
@@ -121,10 +122,11 @@ def test_a_task_no_tile_can_enter_is_stuck() -> None:
     area.play("RMMRMM", Placement(Hex(0, 0), 0), task=TaskSpec("river", 3))
     evaluator = Evaluator(load_weights())
     supply = {"R": 10}
-    assert evaluator.terms(area, [], 30, supply, fits_of("base")).stuck == 0
+    stuck_at = BOARD_FEATURES.index("stuck_tasks")
+    assert evaluator.terms(area, [], 30, 5, supply, fits_of("base")).board[stuck_at] == 0
     forest_only = Fits(["FFFFFF"])  # a box without river tiles: nothing can continue the river
-    stuck = evaluator.terms(area, [], 30, supply, forest_only)
-    assert stuck.stuck == 1
+    stuck = evaluator.terms(area, [], 30, 5, supply, forest_only)
+    assert stuck.board[stuck_at] == 1
     ((_, value, features),) = stuck.tasks
     assert value == 3 and features[TASK_FEATURES.index("no_entrance")] == 1.0
     assert evaluator.value(area, [], 30, 5, supply, forest_only) < evaluator.value(

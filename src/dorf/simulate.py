@@ -720,7 +720,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--plot", default=None, metavar="FILE", help="write a PNG of the score distributions")
 
 
-def _check_writable(path: str) -> None:
+def check_writable(path: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise SimulateError(f"cannot write {path}: it is a directory")
@@ -753,7 +753,7 @@ def _simulate(args: argparse.Namespace) -> int:
         import_ray()
     if args.plot:
         import_pyplot()
-        _check_writable(args.plot)
+        check_writable(args.plot)
     to_stdout = args.out == "-"
     summary_stream = sys.stderr if to_stdout else sys.stdout
     out: IO[str] | None = None
@@ -804,6 +804,7 @@ __all__ = [
     "Stats",
     "add_simulate_parser",
     "categories",
+    "check_writable",
     "percentile",
     "play_game",
     "player_seed",

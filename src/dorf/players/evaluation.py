@@ -11,14 +11,16 @@ The value of a position estimates the game's final score:
   tile of the box can enter showing its terrain (none: it is stuck for good),
   its open edges, whether it is a river or track, how many landscape tiles
   are left and how many of them show its terrain;
-- **flags**: each open flag territory adds its size times the chance that it
-  will be closed, another logistic model (:data:`FLAG_FEATURES`): its open
-  edges, whether an empty cell next to it can take no tile at all (then it
-  never closes), how tight those cells are, the landscape tiles left;
+- **flags**: each open flag territory adds the chance that it will be closed,
+  another logistic model (:data:`FLAG_FEATURES`: its open edges, whether an
+  empty cell next to it can take no tile at all, then it never closes, how
+  tight those cells are, the landscape tiles left), times what it will then
+  score (:data:`FLAG_POINTS`: a territory grows before it closes);
 - **the rest of the game** (:data:`VALUE_FEATURES`): a linear term in the
   landscape tiles left, the free task slots (a free slot brings a new task
   tile, one more tile to lay), the stuck tasks, the cells of the frontier no
-  tile can fill, ...
+  tile can fill or few tiles can, the frontier's size, and the empty cells a
+  river, a track, or a lake or mountain half faces.
 
 The weights are data (``dorf/data/planner-weights.json``), fitted by
 ``dorf tune`` (:mod:`dorf.tune`) to the outcomes of self-play games:
@@ -86,9 +88,16 @@ VALUE_FEATURES = (
     "dead_cells",
     "tight_cells",
     "frontier",
+    "river_ends",
+    "track_ends",
+    "pair_ends",
     "tasks",
     "flags",
 )
+#: The value features that :class:`Terms` holds as they are (the others are expected points).
+BOARD_FEATURES = VALUE_FEATURES[:-2]
+#: What a closed flag territory is expected to score, from its size and open edges now.
+FLAG_POINTS = ("size", "open_edges", "bias")
 ROLLOUT_WEIGHTS = ("joined_edge", "mismatched_edge")
 
 
@@ -110,9 +119,18 @@ class Weights:
         default_factory=lambda: {**_zeros(VALUE_FEATURES), "tasks": 1.0, "flags": 1.0}
     )
     rollout: dict[str, float] = field(default_factory=lambda: {"joined_edge": 1.0, "mismatched_edge": 0.5})
+    flag_points: dict[str, float] = field(
+        default_factory=lambda: {"size": 1.0, "open_edges": 0.0, "bias": 0.0}
+    )
 
     def as_dict(self) -> dict[str, dict[str, float]]:
-        return {"task": self.task, "flag": self.flag, "value": self.value, "rollout": self.rollout}
+        return {
+            "task": self.task,
+            "flag": self.flag,
+            "flag_points": self.flag_points,
+            "value": self.value,
+            "rollout": self.rollout,
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> Weights:
@@ -122,6 +140,7 @@ class Weights:
         groups = {
             "task": TASK_FEATURES,
             "flag": FLAG_FEATURES,
+            "flag_points": FLAG_POINTS,
             "value": VALUE_FEATURES,
             "rollout": ROLLOUT_WEIGHTS,
         }
@@ -129,8 +148,12 @@ class Weights:
         if unknown:
             raise WeightsError(f"unknown group of weights {unknown[0]!r}")
         out: dict[str, dict[str, float]] = {}
+        defaults = cls().as_dict()
         for group, names in groups.items():
-            raw = data.get(group, {})
+            if group not in data:
+                out[group] = dict(defaults[group])
+                continue
+            raw = data[group]
             if not isinstance(raw, dict):
                 raise WeightsError(f"weights {group!r} must be an object of name: number")
             extra = sorted(set(raw) - set(names))
@@ -142,7 +165,7 @@ class Weights:
                     raise WeightsError(f"{group} weight {name!r} must be a finite number")
                 values[name] = float(value)
             out[group] = values
-        return cls(out["task"], out["flag"], out["value"], out["rollout"])
+        return cls(out["task"], out["flag"], out["value"], out["rollout"], out["flag_points"])
 
 
 def weights_document(weights: Weights, about: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -161,15 +184,20 @@ def read_weights(text: str) -> Weights:
     return Weights.from_dict(document.get("weights"))
 
 
-_SHIPPED: list[Weights] = []
+_SHIPPED: dict[str, Weights] = {}
 
 
-def load_weights() -> Weights:
-    """The weights shipped with the package (read once)."""
-    if not _SHIPPED:
-        text = resources.files("dorf.data").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
-        _SHIPPED.append(read_weights(text))
-    return _SHIPPED[0]
+def weights_file(mode: str = "coop") -> str:
+    """The name of the weights file shipped for a mode (in ``dorf/data``)."""
+    return WEIGHTS_FILE if mode == "coop" else WEIGHTS_FILE.replace(".json", f"-{mode}.json")
+
+
+def load_weights(mode: str = "coop") -> Weights:
+    """The weights shipped with the package for ``mode`` (read once)."""
+    if mode not in _SHIPPED:
+        text = resources.files("dorf.data").joinpath(weights_file(mode)).read_text(encoding="utf-8")
+        _SHIPPED[mode] = read_weights(text)
+    return _SHIPPED[mode]
 
 
 # --- features ---------------------------------------------------------------------------
@@ -231,13 +259,10 @@ class Terms:
     now: float
     #: Per open task: its index in ``area.tasks``, its value and its features.
     tasks: list[tuple[int, int, tuple[float, ...]]]
-    #: Per open flag territory: the flag tile's cell, the territory's size and its features.
-    flags: list[tuple[int, int, tuple[float, ...]]]
-    stuck: int
-    active: int
-    dead_cells: int
-    tight_cells: int
-    frontier: int
+    #: Per open flag territory: the flag tile's cell, the territory's size, open edges and features.
+    flags: list[tuple[int, int, int, tuple[float, ...]]]
+    #: The features of :data:`BOARD_FEATURES`, in order.
+    board: tuple[float, ...]
 
 
 def _sigmoid(x: float) -> float:
@@ -265,18 +290,23 @@ class Evaluator:
         self._task = tuple(weights.task[name] for name in TASK_FEATURES)
         self._flag = tuple(weights.flag[name] for name in FLAG_FEATURES)
         self._value = tuple(weights.value[name] for name in VALUE_FEATURES)
+        self._board = self._value[: len(BOARD_FEATURES)]
         t = self._task
         #: The missing-tiles and entrances parts of the task logit, by count.
         self._missing = (0.0, 0.0, t[1], t[2], t[3], t[4])
         self._entrances = (t[5], t[6], t[7], 0.0)
+        self._points = tuple(weights.flag_points[name] for name in FLAG_POINTS)
         self.joined_edge = weights.rollout["joined_edge"]
         self.mismatched_edge = weights.rollout["mismatched_edge"]
+        #: The look-ahead's cache of what a face's edges earn against the letters around a cell.
+        self.gains: dict[tuple[str, str], tuple[float, ...]] = {}
 
     def terms(
         self,
         area: PlayArea,
         flags: list[tuple[int, str]],
         landscapes_left: int,
+        tasks_left: int,
         supply: dict[str, int],
         fits: Fits,
         frontier: bool = True,
@@ -302,7 +332,12 @@ class Evaluator:
                 dead += takers == 0
                 tight += takers < TIGHT
             flag_terms.append(
-                (cell, size, flag_features(size, open_edges, len(cells), dead, tight, landscapes_left))
+                (
+                    cell,
+                    size,
+                    open_edges,
+                    flag_features(size, open_edges, len(cells), dead, tight, landscapes_left),
+                )
             )
         task_terms = []
         active = area.active_count
@@ -350,34 +385,33 @@ class Evaluator:
                 stuck += 1
             if best is not None:
                 task_terms.append((index, value, best))
-        dead_cells = tight_cells = size_frontier = 0
+        dead = tight = frontier_size = river_ends = track_ends = pair_ends = 0
         if frontier:
             for at in area.frontier():
-                takers = fits.takers(surroundings(cell_of(*at)))
-                size_frontier += 1
-                dead_cells += takers == 0
-                tight_cells += takers < TIGHT
-        return Terms(now, task_terms, flag_terms, stuck, active, dead_cells, tight_cells, size_frontier)
+                around = surroundings(cell_of(*at))
+                takers = fits.takers(around)
+                frontier_size += 1
+                dead += takers == 0
+                tight += takers < TIGHT
+                river_ends += "R" in around
+                track_ends += "T" in around
+                pair_ends += "P" in around or "L" in around
+        free = ACTIVE_TASKS - active if tasks_left > 0 else 0
+        board = (landscapes_left, free, stuck, dead, tight, frontier_size, river_ends, track_ends, pair_ends)
+        return Terms(now, task_terms, flag_terms, tuple(float(x) for x in board))
 
-    def value_of(self, terms: Terms, landscapes_left: int, tasks_left: int) -> float:
+    def value_of(self, terms: Terms) -> float:
         """The weighted sum of a position's terms: the estimated final score."""
         task_w = self._task
         flag_w = self._flag
         tasks = sum(value * _logistic(task_w, features) for _, value, features in terms.tasks)
-        flags = sum(size * _logistic(flag_w, features) for _, size, features in terms.flags)
-        free = ACTIVE_TASKS - terms.active if tasks_left > 0 else 0
-        w = self._value
-        return (
-            terms.now
-            + w[0] * landscapes_left
-            + w[1] * free
-            + w[2] * terms.stuck
-            + w[3] * terms.dead_cells
-            + w[4] * terms.tight_cells
-            + w[5] * terms.frontier
-            + w[6] * tasks
-            + w[7] * flags
+        points = self.flag_points
+        flags = sum(
+            points(size, edges) * _logistic(flag_w, features) for _, size, edges, features in terms.flags
         )
+        w = self._value
+        board = sum(weight * x for weight, x in zip(self._board, terms.board, strict=True))
+        return terms.now + board + w[-2] * tasks + w[-1] * flags
 
     def quick(
         self,
@@ -398,7 +432,8 @@ class Evaluator:
             if open_edges == 0:
                 total += size
             else:
-                flags_value += size * _sigmoid(self.flag_logit(size, open_edges, landscapes_left))
+                chance = _sigmoid(self.flag_logit(size, open_edges, landscapes_left))
+                flags_value += self.flag_points(size, open_edges) * chance
         active = area.active_count
         tasks_value = 0.0
         task_logit = self.task_logit
@@ -427,7 +462,7 @@ class Evaluator:
                 best = max(best, value * _sigmoid(logit))
             tasks_value += best
         free = ACTIVE_TASKS - active if tasks_left > 0 else 0
-        return total + w[0] * landscapes_left + w[1] * free + w[6] * tasks_value + w[7] * flags_value
+        return total + w[0] * landscapes_left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
 
     def task_logit(
         self, missing: int, open_edges: int, network: bool, landscapes: int, supply: int, active: int
@@ -443,6 +478,11 @@ class Evaluator:
         logit += w[12] * missing / (landscapes + 1) + w[13] * _log1p(landscapes) / 4
         logit += w[14] * missing / (supply + 1) + w[15] * _log1p(supply) / 3 + w[16] * active / 3
         return logit
+
+    def flag_points(self, size: int, open_edges: int) -> float:
+        """What an open flag territory is expected to score if it gets closed."""
+        a, b, c = self._points
+        return a * size + b * open_edges + c
 
     def flag_logit(self, size: int, open_edges: int, landscapes: int) -> float:
         """The flag model's logit with no dead or tight cell known (equal to the weights times
@@ -465,12 +505,14 @@ class Evaluator:
         frontier: bool = True,
     ) -> float:
         """The estimated final score of the area (see the module's documentation)."""
-        terms = self.terms(area, flags, landscapes_left, supply, fits, frontier)
-        return self.value_of(terms, landscapes_left, tasks_left)
+        terms = self.terms(area, flags, landscapes_left, tasks_left, supply, fits, frontier)
+        return self.value_of(terms)
 
 
 __all__ = [
+    "BOARD_FEATURES",
     "FLAG_FEATURES",
+    "FLAG_POINTS",
     "TASK_FEATURES",
     "VALUE_FEATURES",
     "WEIGHTS_FILE",
@@ -484,4 +526,5 @@ __all__ = [
     "read_weights",
     "task_features",
     "weights_document",
+    "weights_file",
 ]

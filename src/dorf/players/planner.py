@@ -10,17 +10,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from heapq import nlargest
+from typing import Any
 
 from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.evaluation import Evaluator, Weights, load_weights
-from dorf.players.outlook import Fits
+from dorf.players.outlook import Fits, open_cells
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement, PlayArea, contact_counts, placements_of
 from dorf.rules.hexgrid import cell_of
-from dorf.rules.tasks import DOUBLE, TaskSpec
+from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_LETTERS
 from dorf.rules.tiles import Tile, load_tileset, rotate
 
@@ -28,6 +29,8 @@ View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
+#: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
+FLAG_CLOSING = 3
 
 
 @dataclass
@@ -60,6 +63,10 @@ class Position:
     fits: Fits
     #: Per area letter: how many unseen landscape tiles show it.
     supply: dict[str, int]
+    #: The Duel: the other area's open tasks (a task tile comes while either area has fewer than 3).
+    rival_active: int = ACTIVE_TASKS
+    #: Which game: its evaluation has its own weights.
+    mode: str = "coop"
 
     def sample(self, rng: random.Random) -> Future:
         tasks = rng.sample(self.task_pool, min(self.tasks_left, len(self.task_pool)))
@@ -120,6 +127,8 @@ def position_of(view: View) -> Position:
             flags_of(area),
             fits_of("head-to-head"),
             supply_of(landscapes),
+            ACTIVE_TASKS,
+            "head-to-head",
         )
     revealed = view.revealed
     assert revealed is not None
@@ -141,6 +150,8 @@ def position_of(view: View) -> Position:
         flags_of(view.area),
         fits_of("duel" if isinstance(view, DuelView) else "base"),
         supply_of(landscapes),
+        view.areas[1 - view.player].active_count if isinstance(view, DuelView) else ACTIVE_TASKS,
+        "duel" if isinstance(view, DuelView) else "coop",
     )
 
 
@@ -159,6 +170,9 @@ class PlannerPlayer:
         depth: int = 8,
         shortlist: int = 4,
         weights: Weights | None = None,
+        task_aware: bool = True,
+        expect: bool = False,
+        flag_aware: bool = True,
     ) -> None:
         if iterations is None and seconds is None:
             iterations = 24
@@ -169,8 +183,19 @@ class PlannerPlayer:
         self.width = width
         self.depth = depth
         self.shortlist = shortlist
-        self.evaluator = Evaluator(weights or load_weights())
-        self._gains: dict[tuple[str, str], tuple[float, ...]] = {}
+        self.task_aware = task_aware
+        self.expect = expect
+        self.flag_aware = flag_aware
+        self.weights = weights
+        self._evaluators: dict[str, Evaluator] = {}
+        self.evaluator = self.evaluator_for("coop")
+
+    def evaluator_for(self, mode: str) -> Evaluator:
+        """The evaluation for a mode: the weights given, else the ones shipped for the mode."""
+        found = self._evaluators.get(mode)
+        if found is None:
+            found = self._evaluators[mode] = Evaluator(self.weights or load_weights(mode))
+        return found
 
     def choose(self, view: View) -> Placement | Pick:
         if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
@@ -213,6 +238,7 @@ class PlannerPlayer:
 
     def analyse(self, view: View, include: Sequence[Placement] = ()) -> list[tuple[float, Placement]]:
         position = position_of(view)
+        self.evaluator = self.evaluator_for(position.mode)
         face = position.face
         ranked = self.ranked(position)
         if not ranked:
@@ -227,6 +253,10 @@ class PlannerPlayer:
                 candidates.append(same[0])
         if len(candidates) == 1:
             return [(ranked[0][0], placements_of(candidates)[0])]
+        if self.expect:
+            out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
+            out.sort(key=lambda item: -item[0])
+            return out
         totals = [0.0] * len(candidates)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         runs = 0
@@ -243,6 +273,86 @@ class PlannerPlayer:
         out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
         out.sort(key=lambda item: -item[0])
         return out
+
+    def next_tiles(self, position: Position, after: PlayArea) -> list[tuple[float, Tile, TaskSpec | None]]:
+        """The tiles that may be revealed next, each with its chance (tiles with the same face, flag
+        and task together), once the move has been made on ``after``."""
+        turn = position.turn + 1
+        rival = position.rival_active
+        if position.tasks_left and (
+            turn <= OPENING_TASK_TURNS or min(after.active_count, rival) < ACTIVE_TASKS
+        ):
+            pool = position.task_pool
+            found: dict[tuple[str, str | None, TaskSpec], list[Any]] = {}
+            for tile in pool:
+                if position.printed:
+                    assert tile.value is not None and tile.task is not None
+                    options = [(1.0, TaskSpec(tile.task, tile.value))]
+                elif tile.task == DOUBLE:
+                    doubles = position.doubles
+                    options = [(1.0 / len(doubles), TaskSpec(DOUBLE, 6, pair)) for pair in doubles]
+                else:
+                    assert tile.task is not None
+                    values = position.markers.get(tile.task, ())
+                    options = [(1.0 / len(values), TaskSpec(tile.task, v)) for v in values]
+                for share, spec in options:
+                    entry = found.setdefault((tile.face, tile.flag, spec), [0.0, tile, spec])
+                    entry[0] += share / len(pool)
+            return [(w, t, spec) for w, t, spec in found.values()]
+        pool = position.landscape_pool
+        if not position.landscapes_left or not pool:
+            return []
+        counted: dict[tuple[str, str | None], list[Any]] = {}
+        for tile in pool:
+            entry = counted.setdefault((tile.face, tile.flag), [0.0, tile, None])
+            entry[0] += 1.0 / len(pool)
+        return [(w, t, spec) for w, t, spec in counted.values()]
+
+    def expectation(self, position: Position, move: Move) -> float:
+        """The move's value over every tile that may come next, each placed at its best by the quick
+        evaluation and then valued in full: an exact look-ahead of one tile."""
+        area = position.area
+        ev = self.evaluator
+        fits = position.fits
+        cell, k = move
+        same, other = area.contacts(position.face, cell, k)
+        edges = ev.joined_edge * same - ev.mismatched_edge * other
+        area.push(position.face, cell, k, flag=position.flag, task=position.task)
+        flags = list(position.flags)
+        if position.flag is not None:
+            flags.append((cell, position.flag))
+        try:
+            coming = self.next_tiles(position, area)
+            left, tasks_left = position.landscapes_left, position.tasks_left
+            if not coming:
+                return ev.value(area, flags, left, tasks_left, position.supply, fits) + edges
+            total = 0.0
+            rng = random.Random(0)
+            for chance, tile, task in coming:
+                supply = position.supply
+                tile_left, tile_tasks = left, tasks_left
+                if task is None:
+                    supply = dict(supply)
+                    for letter in set(tile.face):
+                        if letter in supply:
+                            supply[letter] -= 1
+                    tile_left -= 1
+                else:
+                    tile_tasks -= 1
+                moves = area.legal_moves(tile.face, task)
+                if not moves:
+                    total += chance * ev.value(area, flags, tile_left, tile_tasks, supply, fits)
+                    continue
+                gain, (c, r) = self.policy(
+                    area, tile, task, moves, flags, tile_left, tile_tasks, supply, fits, rng
+                )
+                area.push(tile.face, c, r, flag=tile.flag, task=task)
+                placed = [*flags, (c, tile.flag)] if tile.flag is not None else flags
+                total += chance * (ev.value(area, placed, tile_left, tile_tasks, supply, fits) + gain)
+                area.pop()
+            return total + edges
+        finally:
+            area.pop()
 
     def rollout(self, position: Position, move: Move, future: Future, rng: random.Random) -> float:
         area = position.area
@@ -262,11 +372,14 @@ class PlannerPlayer:
         markers = {kind: list(pile) for kind, pile in future.markers.items()}
         doubles = list(future.doubles)
         turn = position.turn
+        # The Duel's other area: taken to place every task tile and complete none in the look-ahead.
+        rival = position.rival_active
         for _ in range(self.depth):
             turn += 1
             task: TaskSpec | None = None
-            if tasks and (turn <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+            if tasks and (turn <= OPENING_TASK_TURNS or min(area.active_count, rival) < ACTIVE_TASKS):
                 tile = tasks.pop()
+                rival += 1
                 task = task_of(tile, position.printed, markers, doubles)
                 if task is None:
                     continue
@@ -309,7 +422,7 @@ class PlannerPlayer:
         """The rollout's move: the best by quick evaluation among the best few by edge contacts."""
         ev = self.evaluator
         face = tile.face
-        gains_of = self._gains.get
+        gains_of = ev.gains.get
         surroundings = area.surroundings
         noise = rng.random
         around_cell = -1
@@ -322,6 +435,22 @@ class PlannerPlayer:
                 gains = gains_of((face, around)) or self._gain_row(face, around)
             touching.append((gains[k] + noise() * 0.01, cell, k))
         shortlist = nlargest(self.shortlist, touching)
+        if self.task_aware:
+            targets: set[int] = set()
+            for open_task in area.tasks:
+                if open_task.status is OPEN:
+                    for letter in open_task.spec.letters:
+                        if letter in face:
+                            targets.update(open_cells(area, open_task.cell, letter))
+            if self.flag_aware:
+                figures = area.figures
+                for cell, letter in flags:
+                    if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
+                        targets.update(open_cells(area, cell, letter))
+            if targets:
+                chosen = {(cell, k) for _, cell, k in shortlist}
+                extra = [t for t in touching if t[1] in targets and (t[1], t[2]) not in chosen]
+                shortlist += nlargest(self.shortlist, extra)
         flag = tile.flag
         if flag is not None:
             flags = [*flags, (-1, flag)]
@@ -343,7 +472,7 @@ class PlannerPlayer:
         for k in range(6):
             same, other = contact_counts(rotate(face, k), around)
             row.append(ev.joined_edge * same - ev.mismatched_edge * other)
-        found = self._gains[(face, around)] = tuple(row)
+        found = ev.gains[(face, around)] = tuple(row)
         return found
 
 

@@ -28,14 +28,12 @@ from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.games.seat import Turn
 from dorf.players import make_player
-from dorf.players.search import SearchPlayer
 from dorf.rules.area import IllegalPlacement, Placement
 from dorf.rules.hexgrid import Hex
 from dorf.terminal.duel import DuelSession
 from dorf.terminal.head_to_head import HeadToHeadSession
 from dorf.terminal.render import legend
 from dorf.terminal.screen import (
-    HINT_FUTURES,
     Console,
     change_text,
     changes_text,
@@ -237,9 +235,7 @@ class Session:
         if self.state.is_over:
             self.console.say("the game is over")
             return False
-        self.console.lines(
-            hint_lines(SearchPlayer(self.state.turn, iterations=HINT_FUTURES), self.state.view())
-        )
+        self.console.lines(hint_lines(self.state.view(), self.state.turn))
         return False
 
     def cmd_undo(self, rest: str) -> bool:

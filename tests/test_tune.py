@@ -1,0 +1,75 @@
+"""``dorf tune``: a tiny run end to end writes a weights file the planner loads, the same every time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dorf.cli import main
+from dorf.players.evaluation import read_weights
+from dorf.players.planner import PlannerPlayer
+from dorf.games.coop import CoopGame
+
+
+def _tune(out: Path, *extra: str) -> int:
+    return main(
+        [
+            "tune",
+            "--games",
+            "5",
+            "--rounds",
+            "2",
+            "--futures",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+
+
+@pytest.mark.slow
+def test_a_tiny_tuning_run_writes_weights_the_planner_plays_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert _tune(first) == 0
+    out = capsys.readouterr().out
+    assert "round 1/2: 5 games of greedy" in out and "round 2/2: 5 games of planner:1" in out
+    assert f"wrote {first}" in out
+    weights = read_weights(first.read_text())
+    document = json.loads(first.read_text())
+    assert document["tuning"]["command"].startswith("dorf tune --seed 1 --games 5 --rounds 2")
+    assert [r["round"] for r in document["tuning"]["rounds"]] == [1, 2]
+    assert _tune(second) == 0
+    assert read_weights(second.read_text()) == weights  # the same run gives the same weights
+    state = CoopGame(seed=2).new_state()
+    decision = PlannerPlayer(1, iterations=1, weights=weights).choose(state.view())
+    assert state.why_illegal(decision) is None  # type: ignore[arg-type]
+
+
+def test_bad_tuning_set_ups_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", "--start", "oracle", "--out", str(tmp_path / "w.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dorf tune: --start: unknown player 'oracle'") and err.count("\n") == 1
+    assert (
+        main(
+            [
+                "tune",
+                "--games",
+                "1",
+                "--rounds",
+                "1",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path / "no" / "w.json"),
+            ]
+        )
+        == 2
+    )
+    assert "cannot write" in capsys.readouterr().err
