@@ -8,6 +8,7 @@ import random
 import pytest
 
 from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame
 from dorf.games.headtohead import DRAFT, HeadToHeadGame
 from dorf.players import make_player
 from dorf.players.evaluation import (
@@ -28,7 +29,8 @@ from dorf.players.outlook import Fits, open_cells
 from dorf.players.planner import PlannerPlayer, fits_of, flags_of
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
-from dorf.rules.tasks import COMPLETED, OPEN, TaskSpec
+from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
+from dorf.rules.tasks import COMPLETED, TaskSpec
 
 
 def _reference_open_cells(area: PlayArea, cell: int, letter: str) -> set[int]:
@@ -161,3 +163,26 @@ def test_every_level_is_a_player_and_the_levels_go_from_easy_to_expert() -> None
         assert make_player(level.name).name in ("greedy", "search", "planner")
         assert set(level.figures) == {"coop", "duel", "head-to-head"}
     assert isinstance(make_player("expert"), PlannerPlayer)
+
+
+def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
+    evaluator = Evaluator(load_weights())
+    coop = CoopGame(seed=4).new_state()
+    rng = random.Random(4)
+    while not coop.is_over:
+        options = coop.legal_placements()
+        coop.play(options[rng.randrange(len(options))])
+        assert evaluator.score_now(coop.area, flags_of(coop.area)) == score_coop(coop.area).total
+    greedy = make_player("greedy")
+    duel = DuelGame(seed=4).new_state()
+    while waiting := duel.to_move():
+        choice = greedy.choose(duel.view(waiting[0]))
+        assert isinstance(choice, Placement)
+        duel.play(choice, waiting[0])
+    head = HeadToHeadGame(seed=4).new_state()
+    while waiting := head.to_move():
+        head.apply(greedy.choose(head.view(waiting[0])), waiting[0])
+    for p in (0, 1):
+        assert evaluator.score_now(duel.areas[p], flags_of(duel.areas[p])) == score_duel(duel.areas[p]).total
+        area = head.area(p)
+        assert evaluator.score_now(area, flags_of(area)) == score_head_to_head(area).total

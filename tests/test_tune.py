@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dorf.cli import main
+from dorf.games.coop import CoopGame
 from dorf.players.evaluation import read_weights
 from dorf.players.planner import PlannerPlayer
-from dorf.games.coop import CoopGame
 
 
 def _tune(out: Path, *extra: str) -> int:

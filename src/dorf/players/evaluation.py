@@ -275,6 +275,7 @@ def _logistic(weights: Sequence[float], features: Sequence[float]) -> float:
     return _sigmoid(sum(w * f for w, f in zip(weights, features, strict=True)))
 
 
+_GAINS: dict[tuple[float, float], dict[tuple[str, str], tuple[float, ...]]] = {}
 _LOG1P = tuple(math.log1p(n) for n in range(256))
 
 
@@ -298,8 +299,9 @@ class Evaluator:
         self._points = tuple(weights.flag_points[name] for name in FLAG_POINTS)
         self.joined_edge = weights.rollout["joined_edge"]
         self.mismatched_edge = weights.rollout["mismatched_edge"]
-        #: The look-ahead's cache of what a face's edges earn against the letters around a cell.
-        self.gains: dict[tuple[str, str], tuple[float, ...]] = {}
+        #: The look-ahead's cache of what a face's edges earn against the letters around a cell
+        #: (shared by every evaluator with the same edge weights).
+        self.gains = _GAINS.setdefault((self.joined_edge, self.mismatched_edge), {})
 
     def terms(
         self,
@@ -412,6 +414,20 @@ class Evaluator:
         w = self._value
         board = sum(weight * x for weight, x in zip(self._board, terms.board, strict=True))
         return terms.now + board + w[-2] * tasks + w[-1] * flags
+
+    def score_now(self, area: PlayArea, flags: list[tuple[int, str]]) -> float:
+        """The area's score as it stands: completed tasks, closed flag territories, the longest river
+        and track, 3 points for each mountain or lake."""
+        total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
+        figures = area.figures
+        for cell, letter in flags:
+            size, open_edges = figures(cell, letter)
+            if open_edges == 0:
+                total += size
+        for task in area.tasks:
+            if task.status is COMPLETED:
+                total += task.spec.value
+        return total
 
     def quick(
         self,

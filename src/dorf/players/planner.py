@@ -173,6 +173,7 @@ class PlannerPlayer:
         task_aware: bool = True,
         expect: bool = False,
         flag_aware: bool = True,
+        halving: bool = False,
     ) -> None:
         if iterations is None and seconds is None:
             iterations = 24
@@ -186,6 +187,7 @@ class PlannerPlayer:
         self.task_aware = task_aware
         self.expect = expect
         self.flag_aware = flag_aware
+        self.halving = halving
         self.weights = weights
         self._evaluators: dict[str, Evaluator] = {}
         self.evaluator = self.evaluator_for("coop")
@@ -243,7 +245,8 @@ class PlannerPlayer:
         ranked = self.ranked(position)
         if not ranked:
             raise ValueError("there is no legal placement")
-        candidates = [move for _, move in ranked[: self.width]]
+        width = 1 if self.iterations == 0 else self.width
+        candidates = [move for _, move in ranked[:width]]
         for placement in include:
             wanted = (cell_of(*placement.at), rotate(face, placement.rot))
             same = [move for _, move in ranked if (move[0], rotate(face, move[1])) == wanted]
@@ -251,12 +254,16 @@ class PlannerPlayer:
                 raise ValueError(f"placement {placement} is not legal for tile {face}")
             if same[0] not in candidates:
                 candidates.append(same[0])
-        if len(candidates) == 1:
-            return [(ranked[0][0], placements_of(candidates)[0])]
+        if len(candidates) == 1 or self.iterations == 0:
+            # One placement ahead: the candidates as the evaluation ranks them.
+            values = {move: value for value, move in ranked}
+            return [(values[move], placements_of([move])[0]) for move in candidates]
         if self.expect:
             out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
             out.sort(key=lambda item: -item[0])
             return out
+        if self.halving and self.iterations is not None and not include:
+            return self._halving(position, candidates, self.iterations)
         totals = [0.0] * len(candidates)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         runs = 0
@@ -273,6 +280,28 @@ class PlannerPlayer:
         out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
         out.sort(key=lambda item: -item[0])
         return out
+
+    def _halving(
+        self, position: Position, candidates: list[Move], futures: int
+    ) -> list[tuple[float, Placement]]:
+        """Sequential halving: every candidate meets a quarter of the futures, the best four half of
+        them more, the best two all of them again; values are means over the futures each met."""
+        totals = [0.0] * len(candidates)
+        counts = [0] * len(candidates)
+        alive = list(range(len(candidates)))
+        survived = [0] * len(candidates)
+        for phase, (keep, share) in enumerate(((len(candidates), 4), (4, 2), (2, 1))):
+            alive = sorted(alive, key=lambda i: -totals[i] / max(counts[i], 1))[:keep]
+            for i in alive:
+                survived[i] = phase
+            for _ in range(max(1, futures // share)):
+                future = position.sample(self.rng)
+                seed = self.rng.random()
+                for i in alive:
+                    totals[i] += self.rollout(position, candidates[i], future, random.Random(seed))
+                    counts[i] += 1
+        order = sorted(range(len(candidates)), key=lambda i: (-survived[i], -totals[i] / counts[i]))
+        return [(totals[i] / counts[i], placements_of([candidates[i]])[0]) for i in order]
 
     def next_tiles(self, position: Position, after: PlayArea) -> list[tuple[float, Tile, TaskSpec | None]]:
         """The tiles that may be revealed next, each with its chance (tiles with the same face, flag
@@ -401,7 +430,11 @@ class PlannerPlayer:
             if tile.flag is not None:
                 flags.append((c, tile.flag))
             pushed += 1
-        value = ev.value(area, flags, len(landscapes), len(tasks), supply, fits) + edges
+        task_due = tasks and (turn + 1 <= OPENING_TASK_TURNS or min(area.active_count, rival) < ACTIVE_TASKS)
+        if not landscapes and not task_due:
+            value = ev.score_now(area, flags)  # the game is over: its exact score
+        else:
+            value = ev.value(area, flags, len(landscapes), len(tasks), supply, fits) + edges
         for _ in range(pushed):
             area.pop()
         return value

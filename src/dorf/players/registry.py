@@ -102,7 +102,8 @@ BUDGETED: dict[str, Callable[..., Player]] = {
 
 def make_player(spec: str, seed: int = 0) -> Player:
     """A player from its name, optionally with a budget: ``search``, ``search:2s`` (seconds a
-    decision), ``planner:100`` (sampled futures a decision), or a level (``easy`` ... ``expert``).
+    decision), ``planner:100`` (sampled futures a decision; ``planner:0`` looks one placement
+    ahead), or a level (``easy`` ... ``expert``).
 
     >>> make_player("search:0.5s").seconds, make_player("search-v1:40").iterations
     (0.5, 40)
@@ -127,7 +128,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
                 raise ValueError
             return BUDGETED[name](seed, seconds=seconds)
         iterations = int(budget)
-        if iterations < 1:
+        if iterations < (0 if name == "planner" else 1):
             raise ValueError
         return BUDGETED[name](seed, iterations=iterations)
     except ValueError:
