@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import Task, TaskSpec, TaskStatus
 from dorf.rules.tiles import Tile, TileSet
@@ -29,6 +29,15 @@ REMOVED_UNSEEN = 3
 OPENING_TASK_TURNS = 3
 #: A task tile is revealed while fewer tasks than this are active.
 ACTIVE_TASKS = 3
+
+
+#: The players waiting, by whether player 0 and player 1 are: ``to_move()`` in both two-player games.
+WAITING: dict[tuple[bool, bool], tuple[int, ...]] = {
+    (False, False): (),
+    (True, False): (0,),
+    (False, True): (1,),
+    (True, True): (0, 1),
+}
 
 
 class IllegalDecision(ValueError):
@@ -190,9 +199,10 @@ class Seat:
         """Place the revealed tile at a move from :meth:`legal_moves`, unchecked; reveal the next."""
         current = self.turns[-1]
         revealed = current.revealed
+        tile = revealed.tile
         area = self.area
-        area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
-        current.placement = Placement(area.placed[-1].at, rot)
+        area.push(tile.face, cell, rot, flag=tile.flag, task=revealed.task)
+        current.placement = placement_at(cell, rot)
         current.changes = area.last_changes()
         self.reveal()
 
@@ -222,22 +232,25 @@ class Seat:
         """Reveal the next tile by the rules (13, 14); set aside tiles that fit nowhere (10)."""
         tiles = self.tiles
         area = self.area
+        turns = self.turns
+        tasks = self._tasks
+        landscapes = self._landscapes
         while True:
-            number = len(self.turns) + 1
+            number = len(turns) + 1
             task: TaskSpec | None = None
-            if self._tasks and (number <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
-                index = self._tasks.pop()
+            if tasks and (number <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+                index = tasks.pop()
                 tile = tiles[index]
                 task = self._task_of(tile)
-            elif self._landscapes:
-                index = self._landscapes.pop()
+            elif landscapes:
+                index = landscapes.pop()
                 tile = tiles[index]
             else:
                 self._moves = []
                 return
             turn = Turn(number, self._player_of(number), Revealed(index, tile, task))
-            self.turns.append(turn)
-            self._moves = area.legal_moves(tile.face, task)
-            if self._moves:
+            turns.append(turn)
+            moves = self._moves = area.legal_moves(tile.face, task)
+            if moves:
                 return
             turn.set_aside = True

@@ -251,6 +251,12 @@ def _placements_at(cell: int) -> tuple[Placement, ...]:
     return row
 
 
+def placement_at(cell: int, rot: int) -> Placement:
+    """The :class:`Placement` of a move ``(cell, rot)`` (one shared value per move)."""
+    row = _PLACEMENTS.get(cell)
+    return (row if row is not None else _placements_at(cell))[rot]
+
+
 def placements_of(moves: list[tuple[int, int]]) -> list[Placement]:
     """Moves as sorted :class:`Placement` values: by cell (row ``r``, then ``q``), then rotation."""
     return [_placements_at(c)[k] for c, k in sorted(moves)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dorf.rules.area import PlayArea
-from dorf.rules.hexgrid import hex_of
+from dorf.rules.hexgrid import cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE
 from dorf.rules.terrain import TASK_LETTER
 
@@ -193,11 +193,14 @@ def _task_points(area: PlayArea, types: tuple[str, ...]) -> dict[str, int]:
 
 
 def _flags_by_colour(area: PlayArea) -> dict[str, int]:
+    """Per colour, the sizes of the closed territories flags stand in (as :meth:`PlayArea.flags`
+    gives them, read through :meth:`PlayArea.figures`, which needs no cell lists)."""
     flags = dict.fromkeys(FLAG_COLOURS.values(), 0)
-    for tile, group in area.flags():
-        if group.closed:
-            assert tile.flag is not None
-            flags[FLAG_COLOURS[tile.flag]] += group.size
+    for tile in area.placed:
+        if tile.flag:
+            size, open_edges = area.figures(cell_of(*tile.at), tile.flag)
+            if open_edges == 0:
+                flags[FLAG_COLOURS[tile.flag]] += size
     return flags
 
 
@@ -225,10 +228,9 @@ def score_head_to_head(area: PlayArea) -> HeadToHeadScorePad:
     flags = 0
     for tile in area.placed:
         if "X" in tile.face:
-            group = area.group(tile.at, "X")
-            assert group is not None
-            if group.closed:
-                flags += group.size
+            size, open_edges = area.figures(cell_of(*tile.at), "X")
+            if open_edges == 0:
+                flags += size
     return HeadToHeadScorePad(tasks, area.longest_river, flags, area.mountains, area.lakes, task_list(area))
 
 
