@@ -110,25 +110,40 @@ def shuffle_stacks(tileset: TileSet, seed: int) -> Stacks:
     return Stacks(tasks, landscapes, removed, markers, doubles)
 
 
+def _tile_key(tile: Tile) -> tuple[str, str, str, str]:
+    return (tile.kind, tile.face, tile.flag or "", tile.task or "")
+
+
+#: Per tile set (by identity): the set and the order of its tiles' ids in :func:`unseen_tiles`.
+_CANONICAL: dict[int, tuple[TileSet, tuple[int, ...]]] = {}
+
+
 def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
     """The tiles of the set not yet revealed, in a canonical order (never the stacks')."""
+    known = _CANONICAL.get(id(tileset))
+    if known is None or known[0] is not tileset:
+        if len(_CANONICAL) >= 16:
+            _CANONICAL.clear()
+        tiles = tileset.tiles
+        order = tuple(sorted(range(len(tiles)), key=lambda i: _tile_key(tiles[i])))
+        known = _CANONICAL[id(tileset)] = (tileset, order)
     gone = set(seen)
-    return tuple(
-        sorted(
-            (tile for i, tile in enumerate(tileset.tiles) if i not in gone),
-            key=lambda t: (t.kind, t.face, t.flag or "", t.task or ""),
-        )
-    )
+    tiles = tileset.tiles
+    return tuple(tiles[i] for i in known[1] if i not in gone)
 
 
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
     """Per task type, the values of the markers not yet drawn."""
-    taken = Counter((task.type, task.value) for task in drawn)
+    taken: dict[str, list[int]] = {}
+    for task in drawn:
+        taken.setdefault(task.type, []).append(task.value)
     out = {}
     for kind, values in sorted(tileset.markers.items()):
-        left = Counter(values)
-        left.subtract({v: n for (k, v), n in taken.items() if k == kind})
-        out[kind] = tuple(sorted(left.elements()))
+        left = sorted(values)
+        for value in taken.get(kind, ()):
+            if value in left:
+                left.remove(value)
+        out[kind] = tuple(left)
     return out
 
 

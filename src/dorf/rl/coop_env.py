@@ -71,6 +71,7 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         self.action_space = spaces.Discrete(self.window.actions)
         self._state: CoopState | None = None
         self._mask: Mask = np.zeros(self.window.actions, dtype=np.int8)
+        self._outside = 0
         self._score = 0
         self._game_seed = 0
 
@@ -140,7 +141,9 @@ class CoopEnv(gym.Env[Planes, np.int64]):
     def _update_mask(self) -> None:
         state = self.game_state
         revealed = state.revealed
-        self._mask = self.window.mask(revealed.tile.face if revealed else None, state.legal_moves())
+        moves = state.legal_moves()
+        self._mask = self.window.mask(revealed.tile.face if revealed else None, moves)
+        self._outside = self.window.outside(moves)
 
     def _observe(self) -> Planes:
         return self.encoder.coop(self.game_state.view())
@@ -152,5 +155,5 @@ class CoopEnv(gym.Env[Planes, np.int64]):
             "score": self._score,
             "turn": state.turn,
             "game_seed": self._game_seed,
-            "outside_window": self.window.outside(state.legal_moves()),
+            "outside_window": self._outside,
         }

@@ -38,12 +38,13 @@ turn without an action in the measurements of docs/rl.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
-from dorf.rules.hexgrid import DIRECTIONS, Hex, cell_of, hex_of
+from dorf.rules.hexgrid import CELL_COUNT, DIRECTIONS, Hex, cell_of, hex_of
 from dorf.rules.tiles import rotate
 
 #: The default window radius: 331 cells, 1,986 actions.
@@ -103,6 +104,9 @@ class Window:
         self.actions = self.size * ROTATIONS
         self.rows = np.array([h.r + radius for h in hexes], dtype=np.intp)
         self.cols = np.array([h.q + radius for h in hexes], dtype=np.intp)
+        #: Per engine cell, its index in the window, or -1 outside.
+        self.lookup = np.full(CELL_COUNT, -1, dtype=np.intp)
+        self.lookup[list(self.cells)] = np.arange(self.size)
         #: 1 on the grid positions inside the hexagon.
         self.inside = np.zeros((self.side, self.side), dtype=np.float32)
         self.inside[self.rows, self.cols] = 1.0
@@ -151,17 +155,25 @@ class Window:
         mask = np.zeros(self.actions, dtype=np.int8) if out is None else out
         if face is None:
             return mask
-        equivalents = _equivalents(face)
-        index = self.index
-        for cell, k in moves:
-            i = index.get(cell)
-            if i is not None:
-                base = i * ROTATIONS
-                for j in equivalents[k]:
-                    mask[base + j] = 1
+        pairs = np.fromiter(chain.from_iterable(moves), dtype=np.intp).reshape(-1, 2)
+        where = self.lookup[pairs[:, 0]]
+        inside = where >= 0
+        # Each move inside: its cell's six actions, kept where the rotation is equivalent to the move's.
+        actions = (where[inside] * ROTATIONS)[:, None] + _ROTATIONS
+        mask[actions[_equivalence(face)[pairs[inside, 1]]]] = 1
         return mask
 
     def outside(self, moves: Iterable[tuple[int, int]]) -> int:
         """How many of ``moves`` lie outside the window."""
         index = self.index
         return sum(1 for cell, _ in moves if cell not in index)
+
+
+_ROTATIONS = np.arange(ROTATIONS)
+
+
+@cache
+def _equivalence(face: str) -> npt.NDArray[np.bool_]:
+    """``[k, j]``: rotation ``j`` gives the same oriented tile as the distinct rotation ``k``."""
+    classes = rotation_classes(face)
+    return np.array([[classes[j] == k for j in range(ROTATIONS)] for k in range(ROTATIONS)])

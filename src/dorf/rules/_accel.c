@@ -1791,6 +1791,42 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* tile_figures(): a flat array('i') of 17 integers a tile (see area.py). */
+static PyObject *ArrayType;
+
+static PyObject *
+Area_tile_figures(Area *self, PyObject *Py_UNUSED(ignored))
+{
+    Py_ssize_t n = (Py_ssize_t)self->ntiles * (1 + 2 * NODE);
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (bytes == NULL)
+        return NULL;
+    int32_t *out = (int32_t *)PyBytes_AS_STRING(bytes);
+    for (int32_t t = 0; t < self->ntiles; t++) {
+        int32_t cell = self->tiles[t].cell;
+        int32_t open = 0;
+        for (int d = 0; d < 6; d++)
+            if (!omap_has(&self->board, cell + DELTA[d]))
+                open |= 1 << d;
+        *out++ = open;
+        unsigned has = FACES[self->tiles[t].face]->has_area[self->tiles[t].rot];
+        for (int index = 0; index < NODE; index++) {
+            if (has & (1u << index)) {
+                int32_t root = find(self, t * NODE + index);
+                *out++ = self->nodes[root].size;
+                *out++ = self->nodes[root].open;
+            }
+            else {
+                *out++ = -1;
+                *out++ = -1;
+            }
+        }
+    }
+    PyObject *result = PyObject_CallFunction(ArrayType, "sO", "i", bytes);
+    Py_DECREF(bytes);
+    return result;
+}
+
 static PyObject *
 Area_get_active(Area *self, void *closure)
 {
@@ -1834,6 +1870,7 @@ static PyMethodDef Area_methods[] = {
     {"surroundings", (PyCFunction)Area_surroundings, METH_O, NULL},
     {"last_changes", (PyCFunction)Area_last_changes, METH_NOARGS, NULL},
     {"contact_values", (PyCFunction)(void (*)(void))Area_contact_values, METH_FASTCALL, NULL},
+    {"tile_figures", (PyCFunction)Area_tile_figures, METH_NOARGS, NULL},
     {"_edges", (PyCFunction)Area_edges, METH_O, NULL},
     {"_in_frontier", (PyCFunction)Area_in_frontier, METH_O, NULL},
     {"_frontier_cells", (PyCFunction)Area_frontier_cells, METH_NOARGS, NULL},
@@ -1937,6 +1974,13 @@ PyInit__accel(void)
     if (str_status == NULL || str_connection == NULL || str_double == NULL || FaceIndex == NULL)
         return NULL;
     if (PyType_Ready(&AreaType) < 0)
+        return NULL;
+    PyObject *array_module = PyImport_ImportModule("array");
+    if (array_module == NULL)
+        return NULL;
+    ArrayType = PyObject_GetAttrString(array_module, "array");
+    Py_DECREF(array_module);
+    if (ArrayType == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&accel_module);
     if (m == NULL)

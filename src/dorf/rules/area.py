@@ -156,6 +156,10 @@ def _oriented(edges: str) -> _Oriented:
     return info
 
 
+#: Integers a tile takes in :meth:`PlayArea.tile_figures`: its open directions, then a size and an
+#: open-edge count for each area letter.
+FIGURES_PER_TILE = 1 + 2 * len(AREA_LETTERS)
+
 _HALF = 3 * _SLOT  # a key splits into two halves of three directions
 _HALF_MASK = (1 << _HALF) - 1
 
@@ -364,6 +368,12 @@ class PlayArea:
             return [Hex(0, 0)]
         return [hex_of(c) for c in self._frontier_cells()]
 
+    def frontier_cells(self) -> list[int]:
+        """The frontier as integer cells (:meth:`frontier` without the :class:`Hex` values)."""
+        if not self.placed:
+            return [ORIGIN]
+        return self._frontier_cells()
+
     @property
     def longest_river(self) -> int:
         return self._longest[RIVER]
@@ -386,6 +396,22 @@ class PlayArea:
         """Size and open edges of the group through the ``letter`` area at ``cell`` (fast; no Group)."""
         root = self._find(cell * _NODE + AREA_INDEX[letter])
         return self._size[root], self._open[root]
+
+    def tile_figures(self) -> array[int]:
+        """Per placed tile, in the order placed, :data:`FIGURES_PER_TILE` integers: the bit set of
+        the directions where no tile is yet (its open edges), then for each area letter (F, G, V,
+        R, T, L, P, X) the size and open edges of the tile's group of that letter, or -1 and -1
+        where the tile shows no such letter.  One flat array, for readers of every tile at once
+        (the observation planes of :mod:`dorf.rl`)."""
+        out = array("i")
+        board = self._board
+        for tile in self.placed:
+            cell = cell_of(*tile.at)
+            out.append(sum(1 << d for d, delta in enumerate(CELL_DELTAS) if cell + delta not in board))
+            for index in range(len(AREA_LETTERS)):
+                root = self._root(cell, index)
+                out.extend((self._size[root], self._open[root]) if root >= 0 else (-1, -1))
+        return out
 
     def contacts(self, face: str, cell: int, k: int) -> tuple[int, int]:
         """For ``face`` turned ``k`` at empty ``cell``: how many of its edges would meet an edge that
