@@ -1,9 +1,11 @@
 """The play area: placed tiles with incremental territories, rivers, tracks and tasks.
 
-One node per (cell, area letter) joins a union-find forest: a root holds its
+One node per (tile, area letter) joins a union-find forest: a root holds its
 group's size in tiles and its count of open edges (edges facing an empty
 space), and the tasks on it.  Each placement is recorded in a journal so that
-:meth:`PlayArea.pop` undoes it exactly; nothing is ever copied.
+:meth:`PlayArea.pop` undoes it exactly; nothing is ever copied.  Nodes and
+journal are flat arrays of machine integers, so a whole game's area stays
+within a few tens of kilobytes.
 
 Empty cells next to the area (the frontier) carry a constraint key: three bits
 per direction saying what the facing edge demands (nothing, a river, a track,
@@ -47,7 +49,7 @@ from dorf.rules.tiles import areas, check_face, distinct_rotations, rotate
 
 OPPOSITE = (3, 4, 5, 0, 1, 2)
 _SLOT = 3  # bits per direction in a constraint key
-_NODE = 8  # node = cell * _NODE + area index
+_NODE = 8  # node = tile number * _NODE + area index
 RIVER = AREA_INDEX["R"]
 TRACK = AREA_INDEX["T"]
 FLAG_EDGE = AREA_INDEX["X"]
@@ -159,6 +161,9 @@ def _oriented(edges: str) -> _Oriented:
 #: Integers a tile takes in :meth:`PlayArea.tile_figures`: its open directions, then a size and an
 #: open-edge count for each area letter.
 FIGURES_PER_TILE = 1 + 2 * len(AREA_LETTERS)
+
+#: A tile's eight node slots before its areas are set: no node.
+_NO_NODES = array("i", [-1] * _NODE)
 
 _HALF = 3 * _SLOT  # a key splits into two halves of three directions
 _HALF_MASK = (1 << _HALF) - 1
@@ -286,15 +291,18 @@ class PlayArea:
         return super().__new__(cls)
 
     def __init__(self) -> None:
-        #: The oriented edges of the tile on each occupied cell.
+        #: The oriented edges of the tile on each occupied cell, and the tile's number (the order placed).
         self._board: dict[int, str] = {}
+        self._tile_of: dict[int, int] = {}
         self._frontier: dict[int, int] = {}
         #: Frontier cells no river or track (lake, mountain) edge faces: any
         #: rotation of a tile without such edges fits there, and only there.
         self._plain: dict[int, None] = {}
-        self._parent: dict[int, int] = {}
-        self._size: dict[int, int] = {}
-        self._open: dict[int, int] = {}
+        # Union-find nodes: node = tile number * 8 + area index, -1 for an area the tile lacks;
+        # flat arrays of machine integers, eight slots a tile.
+        self._parent = array("i")
+        self._size = array("i")
+        self._open = array("i")
         self._tasks_at: dict[int, tuple[Task, ...]] = {}
         self._longest = [0] * len(AREA_LETTERS)
         #: Per area index, how many pairs of its edges meet (lakes, mountains).
@@ -308,11 +316,11 @@ class PlayArea:
         #   3, area index, old longest, 0       a longest network grew
         #   4, area index, old pairs, 0         two lake or mountain halves met
         # (a flat array of machine integers: a few bytes an entry, not a tuple of objects)
-        self._journal = array("q")
+        self._journal = array("i")
         self._task_journal: list[tuple[Task, TaskStatus]] = []
         self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
         #: Per placement, three integers: the lengths of the three journals before it.
-        self._marks = array("q")
+        self._marks = array("i")
         self.placed: list[PlacedTile] = []
         self.tasks: list[Task] = []
         #: How many tasks are open (active) now.
@@ -334,8 +342,10 @@ class PlayArea:
 
     def _root(self, cell: int, index: int) -> int:
         """The root node of the group through area ``index`` of the tile on ``cell``; -1 if none."""
-        node = cell * _NODE + index
-        return self._find(node) if node in self._parent else -1
+        tile = self._tile_of.get(cell)
+        if tile is None or self._parent[tile * _NODE + index] < 0:
+            return -1
+        return self._find(tile * _NODE + index)
 
     def _root_figures(self, root: int) -> tuple[int, int, tuple[Task, ...]]:
         """Size, open edges and tasks of the group whose root is ``root``."""
@@ -394,7 +404,9 @@ class PlayArea:
 
     def figures(self, cell: int, letter: str) -> tuple[int, int]:
         """Size and open edges of the group through the ``letter`` area at ``cell`` (fast; no Group)."""
-        root = self._find(cell * _NODE + AREA_INDEX[letter])
+        root = self._root(cell, AREA_INDEX[letter])
+        if root < 0:
+            raise KeyError(letter)
         return self._size[root], self._open[root]
 
     def tile_figures(self) -> array[int]:
@@ -659,7 +671,7 @@ class PlayArea:
                 if own == index:
                     open_edges += 1
             elif own == index and other[facing] in joining:
-                root = self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]])
+                root = self._find(self._tile_of[cell + delta] * _NODE + AREA_INDEX[other[facing]])
                 if root not in roots:
                     roots.append(root)
                     size += self._size[root]
@@ -670,7 +682,7 @@ class PlayArea:
                 if (
                     other is not None
                     and other[facing] in joining
-                    and self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]]) in roots
+                    and self._find(self._tile_of[cell + delta] * _NODE + AREA_INDEX[other[facing]]) in roots
                 ):
                     open_edges -= 1
         return size, open_edges
@@ -716,7 +728,12 @@ class PlayArea:
         log((0, cell, frontier.pop(cell, -1), cell in plain))
         plain.pop(cell, None)
         board[cell] = edges
-        base = cell * _NODE
+        tile_of = self._tile_of
+        number = tile_of[cell] = len(self._cells)
+        parent.extend(_NO_NODES)
+        size.extend(_NO_NODES)
+        opened.extend(_NO_NODES)
+        base = number * _NODE
         for index, _, _dirs in info.areas:
             node = base + index
             parent[node] = node
@@ -746,7 +763,7 @@ class PlayArea:
             if theirs not in area_index:
                 continue
             index = area_index[theirs]
-            root = find(near * _NODE + index)
+            root = find(tile_of[near] * _NODE + index)
             log((1, root, size[root], opened[root]))
             opened[root] -= 1
             touched.append(root)
@@ -818,7 +835,7 @@ class PlayArea:
         """Completed when either territory is exactly the value; failed when both are impossible."""
         failed = 0
         for letter in task.spec.letters:
-            root = self._find(task.cell * _NODE + AREA_INDEX[letter])
+            root = self._find(self._tile_of[task.cell] * _NODE + AREA_INDEX[letter])
             status = judge(self._size[root], self._open[root], task.spec.value)
             if status is COMPLETED:
                 return COMPLETED
@@ -889,10 +906,8 @@ class PlayArea:
                 self._pairs[a] = b
         del journal[mark:]
         cell = cell_of(*tile.at)
-        base = cell * _NODE
-        edges = self._board.pop(cell)
-        for index, _, _ in _oriented(edges).areas:
-            del self._parent[base + index], self._size[base + index], self._open[base + index]
+        del self._board[cell], self._tile_of[cell]
+        del self._parent[-_NODE:], self._size[-_NODE:], self._open[-_NODE:]
         return tile
 
 
