@@ -391,6 +391,7 @@ typedef struct {
     int16_t face;
     int16_t task;   /* index into tasks, or -1 */
     int8_t rot;     /* 0 to 5: the rotation the edges are turned by */
+    int8_t flag;    /* area index of the flag's letter, -1 for none, -2 for a letter of no area */
 } TileRec;
 
 typedef struct {
@@ -458,7 +459,7 @@ grow(void **array, int32_t *cap, int32_t need, size_t item)
         return 0;
     int32_t n = *cap ? *cap : 8;
     while (n < need)
-        n *= 2;
+        n += n / 2;
     void *grown = PyMem_Realloc(*array, (size_t)n * item);
     if (grown == NULL) {
         PyErr_NoMemory();
@@ -474,9 +475,9 @@ grow_tiles(Area *self, int32_t need)
 {
     if (need <= self->captiles)
         return 0;
-    int32_t cap = self->captiles ? self->captiles * 2 : 16;
+    int32_t cap = self->captiles ? self->captiles : 16;
     while (cap < need)
-        cap *= 2;
+        cap += cap / 2;
     TileRec *tiles = PyMem_Realloc(self->tiles, (size_t)cap * sizeof(TileRec));
     if (tiles == NULL) {
         PyErr_NoMemory();
@@ -1116,6 +1117,17 @@ push(Area *self, PyObject *face_obj, int32_t cell, PyObject *k_obj, int k, PyObj
     rec->face = (int16_t)fi;
     rec->rot = (int8_t)k;
     rec->task = -1;
+    rec->flag = -1;
+    if (flag != Py_None) {
+        Py_ssize_t len;
+        const char *letter = PyUnicode_Check(flag) ? PyUnicode_AsUTF8AndSize(flag, &len) : NULL;
+        rec->flag = (letter != NULL && len == 1 && (unsigned char)letter[0] < 128 &&
+                     AREA_OF[(unsigned char)letter[0]] >= 0 &&
+                     (f->has_area[k] & (1 << AREA_OF[(unsigned char)letter[0]])))
+                        ? AREA_OF[(unsigned char)letter[0]]
+                        : -2;
+        PyErr_Clear();
+    }
 
     NodeRec *nodes = self->nodes;
     int was_plain = omap_has(&self->plain, cell);
@@ -1791,6 +1803,34 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+static PyObject *
+Area_flag_figures(Area *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (int32_t t = 0; t < self->ntiles; t++) {
+        int flag = self->tiles[t].flag;
+        if (flag == -1)
+            continue;
+        if (flag < 0) {
+            PyObject *tile = PyList_GET_ITEM(self->placed, t);
+            PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(tile, 3));
+            Py_DECREF(out);
+            return NULL;
+        }
+        int32_t root = find(self, t * NODE + flag);
+        PyObject *pair = Py_BuildValue("(ii)", self->nodes[root].size, self->nodes[root].open);
+        if (pair == NULL || PyList_Append(out, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    return out;
+}
+
 /* tile_figures(): a flat array('i') of 17 integers a tile (see area.py). */
 static PyObject *ArrayType;
 
@@ -1871,6 +1911,7 @@ static PyMethodDef Area_methods[] = {
     {"last_changes", (PyCFunction)Area_last_changes, METH_NOARGS, NULL},
     {"contact_values", (PyCFunction)(void (*)(void))Area_contact_values, METH_FASTCALL, NULL},
     {"tile_figures", (PyCFunction)Area_tile_figures, METH_NOARGS, NULL},
+    {"flag_figures", (PyCFunction)Area_flag_figures, METH_NOARGS, NULL},
     {"_edges", (PyCFunction)Area_edges, METH_O, NULL},
     {"_in_frontier", (PyCFunction)Area_in_frontier, METH_O, NULL},
     {"_frontier_cells", (PyCFunction)Area_frontier_cells, METH_NOARGS, NULL},

@@ -409,6 +409,11 @@ class PlayArea:
             raise KeyError(letter)
         return self._size[root], self._open[root]
 
+    def flag_figures(self) -> list[tuple[int, int]]:
+        """For each placed tile with a flag, in the order placed: the size and open edges of the
+        group its flag stands in (what :meth:`flags` gives, without the cell lists)."""
+        return [self.figures(cell_of(*tile.at), tile.flag) for tile in self.placed if tile.flag is not None]
+
     def tile_figures(self) -> array[int]:
         """Per placed tile, in the order placed, :data:`FIGURES_PER_TILE` integers: the bit set of
         the directions where no tile is yet (its open edges), then for each area letter (F, G, V,
