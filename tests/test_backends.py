@@ -42,7 +42,7 @@ from dorf.rules.area import COMPILED, Placement, PlayArea, backend, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
 from dorf.rules.scoring import SCORERS
 from dorf.rules.tasks import TaskSpec
-from dorf.rules.tiles import TileSet, load_tileset
+from dorf.rules.tiles import TileSet
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason="the compiled backend is not built")
@@ -58,9 +58,17 @@ def using(name: str) -> Iterator[None]:
         use_backend(previous)
 
 
-def on(name: str, action: Callable[[], T]) -> T:
+def on(name: str, action: Callable[..., T], *args: Any) -> T:
+    """``action(*args)`` with ``PlayArea()`` making areas of backend ``name``."""
     with using(name):
-        return action()
+        return action(*args)
+
+
+def push(state: Any, cell: int, k: int, player: int | None) -> None:
+    if player is None:
+        state.push_move(cell, k)
+    else:
+        state.push_move(cell, k, player)
 
 
 # --- reading an area and a game in backend-neutral terms --------------------------------
@@ -70,9 +78,13 @@ def task_view(task: Any) -> tuple[Any, ...]:
     return (task.cell, task.spec, task.status)
 
 
-def readings(area: PlayArea, mode: str, rng: random.Random, faces: list[tuple[str, TaskSpec | None]]) -> Any:
-    """Everything a caller can read from ``area``, with a few probes chosen by ``rng``."""
-    placed = [(t.face, t.at, t.rot, t.flag, None if t.task is None else task_view(t.task)) for t in area.placed]
+def readings(
+    area: PlayArea, mode: str, rng: random.Random, faces: list[tuple[str, TaskSpec | None]], probes: int
+) -> Any:
+    """Everything a caller can read from ``area``, with ``probes`` probes of each kind chosen by ``rng``."""
+    placed = [
+        (t.face, t.at, t.rot, t.flag, None if t.task is None else task_view(t.task)) for t in area.placed
+    ]
     out: dict[str, Any] = {
         "placed": placed,
         "len": len(area),
@@ -91,7 +103,7 @@ def readings(area: PlayArea, mode: str, rng: random.Random, faces: list[tuple[st
         "tile_figures": list(area.tile_figures()),
         "score": SCORERS[mode](area).as_json(),
     }
-    for tile in area.placed:
+    for tile in rng.sample(area.placed, min(probes, len(area.placed))):
         cell = cell_of(*tile.at)
         for letter in sorted(set(tile.edges) - {"M"}):
             out[f"figures {cell} {letter}"] = area.figures(cell, letter)
@@ -100,15 +112,18 @@ def readings(area: PlayArea, mode: str, rng: random.Random, faces: list[tuple[st
         out[f"tile_at {cell}"] = area.tile_at(tile.at) == tile
         out[f"edges_at {cell}"] = area.edges_at(tile.at)
     cells = area.frontier_cells()
-    for face, task in rng.sample(faces, min(6, len(faces))):
+    for face, task in rng.sample(faces, min(probes, len(faces))):
         moves = area.legal_moves(face, task)
         out[f"moves {face} {task}"] = moves
         out[f"has {face} {task}"] = area.has_legal_placement(face, task)
         out[f"placements {face} {task}"] = area.legal_placements(face, task)
         noise = [rng.random() for _ in moves]
         out[f"contacts {face}"] = area.contact_values(face, sorted(moves), 1.0, 0.5, noise)
-        for cell in rng.sample(cells, min(3, len(cells))):
-            out[f"around {face} {cell}"] = (area.surroundings(cell), area.contacts(face, cell, rng.randrange(6)))
+        for cell in rng.sample(cells, min(probes, len(cells))):
+            out[f"around {face} {cell}"] = (
+                area.surroundings(cell),
+                area.contacts(face, cell, rng.randrange(6)),
+            )
             at = hex_of(cell + rng.choice((0, *CELL_DELTAS)))
             k = rng.randrange(6)
             out[f"why {face} {task} {at} {k}"] = area.why_illegal(face, Placement(at, k), task)
@@ -151,7 +166,9 @@ def probe_faces(tileset: TileSet) -> list[tuple[str, TaskSpec | None]]:
 
 
 def coop_states(seed: int) -> dict[str, CoopState]:
-    return {name: on(name, lambda: CoopGame(seed=seed, players=2).new_state()) for name in ("compiled", "pure")}
+    return {
+        name: on(name, lambda: CoopGame(seed=seed, players=2).new_state()) for name in ("compiled", "pure")
+    }
 
 
 def duel_states(seed: int) -> dict[str, DuelState]:
@@ -164,7 +181,7 @@ def head_to_head_states(seed: int) -> dict[str, HeadToHeadState]:
     while states["pure"].pool:
         tile_id = rng.choice(states["pure"].pool)
         for name, state in states.items():
-            on(name, lambda state=state: state.pick(tile_id))  # type: ignore[misc]
+            on(name, state.pick, tile_id)
     return states
 
 
@@ -176,12 +193,20 @@ def areas_of(state: Any) -> list[PlayArea]:
     return [state.area(0), state.area(1)]
 
 
-def snapshot(state: Any, mode: str, seed: int, faces: list[tuple[str, TaskSpec | None]]) -> Any:
+def snapshot(
+    state: Any, mode: str, seed: int, faces: list[tuple[str, TaskSpec | None]], probes: int = 3
+) -> Any:
     rng = random.Random(seed)
     if isinstance(state, CoopState):
         moves: Any = state.legal_moves()
         turns = turns_of(state.turns)
-        extra: Any = (state.turn, state.player, state.is_over, state.score().as_json(), state.legal_placements())
+        extra: Any = (
+            state.turn,
+            state.player,
+            state.is_over,
+            state.score().as_json(),
+            state.legal_placements(),
+        )
     elif isinstance(state, DuelState):
         moves = [state.legal_moves(p) for p in (0, 1)]
         turns = turns_of(state.turns)
@@ -190,21 +215,21 @@ def snapshot(state: Any, mode: str, seed: int, faces: list[tuple[str, TaskSpec |
         moves = [state.legal_moves(p) for p in (0, 1)]
         turns = [turns_of(seat.turns) for seat in state.seats]
         extra = (state.to_move(), state.history, [p.as_json() for p in state.scores()], state.winner())
-    return moves, turns, extra, [readings(area, mode, rng, faces) for area in areas_of(state)]
+    return moves, turns, extra, [readings(area, mode, rng, faces, probes) for area in areas_of(state)]
 
 
-def play_in_step(mode: str, seed: int, states: dict[str, Any]) -> int:
+def play_in_step(mode: str, seed: int, states: dict[str, Any], probes: int = 3) -> int:
     """Play ``states`` (one per backend) to the end with the same random decisions; returns the
     placements made.  After each, both must read the same; now and then one is undone and redone."""
     faces = probe_faces(states["pure"].game.tileset)
     rng = random.Random(seed)
     placements = 0
 
-    def both(action: Callable[[Any], Any]) -> list[Any]:
-        return [on(name, lambda state=state: action(state)) for name, state in states.items()]  # type: ignore[misc]
+    def both(action: Callable[..., Any], *args: Any) -> list[Any]:
+        return [on(name, action, state, *args) for name, state in states.items()]
 
     def same(step: int) -> None:
-        compiled, pure = both(lambda s: snapshot(s, mode, seed * 1000 + step, faces))
+        compiled, pure = both(snapshot, mode, seed * 1000 + step, faces, probes)
         assert compiled == pure, f"{mode} seed {seed}: the backends differ after placement {step}"
 
     same(0)
@@ -221,13 +246,13 @@ def play_in_step(mode: str, seed: int, states: dict[str, Any]) -> int:
         if not moves:
             break
         cell, k = moves[rng.randrange(len(moves))]
-        both(lambda s: s.push_move(cell, k) if player is None else s.push_move(cell, k, player))
+        both(push, cell, k, player)
         placements += 1
         same(placements)
         if rng.random() < 0.15:
-            both(lambda s: s.undo())
+            both(type(states["pure"]).undo)
             same(placements - 1)
-            both(lambda s: s.push_move(cell, k) if player is None else s.push_move(cell, k, player))
+            both(push, cell, k, player)
             same(placements)
     return placements
 
@@ -238,7 +263,7 @@ GAMES = {"coop": coop_states, "duel": duel_states, "head-to-head": head_to_head_
 @needs_compiled
 @pytest.mark.parametrize("mode", list(GAMES))
 def test_one_game_of_each_mode_reads_the_same_on_both_backends(mode: str) -> None:
-    assert play_in_step(mode, 7, GAMES[mode](7)) > 20
+    assert play_in_step(mode, 7, GAMES[mode](7), probes=1) > 20
 
 
 @needs_compiled
@@ -259,11 +284,11 @@ def test_undo_to_the_empty_area_and_replay_in_a_new_order() -> None:
         moves = states["pure"].legal_moves()
         cell, k = moves[rng.randrange(len(moves))]
         for name, state in states.items():
-            on(name, lambda state=state: state.push_move(cell, k))  # type: ignore[misc]
+            on(name, push, state, cell, k, None)
     while states["pure"].decisions:
         for name, state in states.items():
             on(name, state.undo)
-        views = [on(name, lambda s=s: snapshot(s, "coop", 5, faces)) for name, s in states.items()]  # type: ignore[misc]
+        views = [on(name, snapshot, state, "coop", 5, faces) for name, state in states.items()]
         assert views[0] == views[1]
 
 
@@ -340,7 +365,9 @@ def test_a_build_without_a_c_compiler_falls_back_to_pure_python(tmp_path: Path) 
     shutil.copy(ROOT / "setup.py", tmp_path / "setup.py")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
-    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    shutil.copytree(
+        ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__")
+    )
     env = {**os.environ, "CC": "false"}
     env.pop("DORF_PURE", None)
     built = subprocess.run(
@@ -402,7 +429,9 @@ def test_every_method_reading_the_pure_internals_is_the_compiled_cores_too() -> 
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"
         }
         if reads & internals:
-            assert node.name in vars(core), f"PlayArea.{node.name} reads the pure internals {reads & internals}"
+            assert node.name in vars(core), (
+                f"PlayArea.{node.name} reads the pure internals {reads & internals}"
+            )
 
 
 def test_the_extension_source_uses_only_python_and_the_c_library() -> None:

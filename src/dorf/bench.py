@@ -257,14 +257,19 @@ def compare(measure: str, games: int, seed: int, mode: str, rounds: int = 3) -> 
                 use_backend(name)
                 figures = _measure(measure, games, seed, mode)
                 old = best.get(name)
-                if old is None or pick(figures[_FIGURE[measure]], old[_FIGURE[measure]]) != old[_FIGURE[measure]]:
+                if (
+                    old is None
+                    or pick(figures[_FIGURE[measure]], old[_FIGURE[measure]]) != old[_FIGURE[measure]]
+                ):
                     best[name] = figures
     finally:
         use_backend(previous)
     pure, compiled = best["pure"][_FIGURE[measure]], best["compiled"][_FIGURE[measure]]
     out = {k: v for k, v in best["pure"].items() if k not in ("backend", "seconds", _FIGURE[measure])}
     out.update({"measure": measure, "pure": pure, "compiled": compiled})
-    out["ratio"] = round(pure / compiled if measure == "memory" else compiled / pure, 2) if pure and compiled else 0.0
+    out["ratio"] = (
+        round(pure / compiled if measure == "memory" else compiled / pure, 2) if pure and compiled else 0.0
+    )
     if measure == "search":
         out["same_choices"] = best["pure"]["chosen"] == best["compiled"]["chosen"]
         out.pop("chosen")
@@ -274,7 +279,9 @@ def compare(measure: str, games: int, seed: int, mode: str, rounds: int = 3) -> 
     return out
 
 
-def bench_line(games: int, seed: int, mode: str = "coop", measure: str = "play", compared: bool = False) -> str:
+def bench_line(
+    games: int, seed: int, mode: str = "coop", measure: str = "play", compared: bool = False
+) -> str:
     if compared:
         return json.dumps(compare(measure, games, seed, mode))
     return json.dumps(_measure(measure, games, seed, mode))

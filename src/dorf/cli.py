@@ -79,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
     bench.add_argument("--seed", type=integer, default=1)
     bench.add_argument(
-        "--compare", action="store_true", help="run on the pure and the compiled backend in turn; print the ratio"
+        "--compare",
+        action="store_true",
+        help="run on the pure and the compiled backend in turn; print the ratio",
     )
     campaign_cli.add_parser(sub)
     add_simulate_parser(sub)

@@ -263,7 +263,9 @@ class Encoder:
                 out[at[f"{prefix}task:failed"], r, c] = 1.0
             else:
                 assert task.status is OPEN
-                out[size_plane, r, c] = _task_size(area, task.cell, task.spec.type, task.spec.letters, task.value)
+                out[size_plane, r, c] = _task_size(
+                    area, task.cell, task.spec.type, task.spec.letters, task.value
+                )
 
     def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
         """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
@@ -278,8 +280,9 @@ class Encoder:
             marks = self._cache[key] = _Marks(area, self._area_planes, side)
             # An empty area's frontier is [0, 0].
             if not area.placed and ORIGIN in self.window:
-                i = self.window.index[ORIGIN]
-                marks.block[at[f"{prefix}frontier"] - first, self.window.rows[i], self.window.cols[i]] = 1.0
+                origin = self.window.index[ORIGIN]
+                window = self.window
+                marks.block[at[f"{prefix}frontier"] - first, window.rows[origin], window.cols[origin]] = 1.0
         placed = area.placed
         if len(placed) > marks.count:
             block = marks.block

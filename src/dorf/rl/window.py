@@ -38,8 +38,8 @@ turn without an action in the measurements of docs/rl.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import chain
 from functools import cache
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt

@@ -88,6 +88,7 @@ face_build(Face *f, PyObject *face)
 {
     Py_ssize_t len;
     const char *s;
+    memset(f, 0, sizeof(Face));
     if (!PyUnicode_Check(face) || (s = PyUnicode_AsUTF8AndSize(face, &len)) == NULL || len != 6) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "tile %R is not six edge letters of %s", face, LETTERS);
@@ -100,7 +101,6 @@ face_build(Face *f, PyObject *face)
             return -1;
         }
     }
-    memset(f, 0, sizeof(Face));
     int sig[6];
     unsigned char distinct = 0;
     for (int k = 0; k < 6; k++) {

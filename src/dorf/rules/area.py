@@ -323,8 +323,7 @@ class PlayArea:
         self._marks = array("i")
         self.placed: list[PlacedTile] = []
         self.tasks: list[Task] = []
-        #: How many tasks are open (active) now.
-        self.active_count = 0
+        self._active = 0
         self._cells: list[int] = []
 
     # --- primitives: the few reads the compiled core provides too ------------
@@ -383,6 +382,11 @@ class PlayArea:
         if not self.placed:
             return [ORIGIN]
         return self._frontier_cells()
+
+    @property
+    def active_count(self) -> int:
+        """How many tasks are open (active) now."""
+        return self._active
 
     @property
     def longest_river(self) -> int:
@@ -483,22 +487,28 @@ class PlayArea:
 
     def groups(self, letters: str = AREA_LETTERS) -> list[Group]:
         """Every group of the given letters, in order of first tile placed."""
-        roots: dict[int, None] = {}
+        members: dict[int, list[Hex]] = {}
+        wanted: dict[int, None] = {}
         for tile in self.placed:
             cell = cell_of(*tile.at)
             for index, letter, _ in _oriented(tile.edges).areas:
+                root = self._root(cell, index)
+                members.setdefault(root, []).append(tile.at)
                 if letter in letters:
-                    roots.setdefault(self._root(cell, index))
-        return [self._describe(r) for r in roots]
+                    wanted.setdefault(root)
+        return [self._describe(root, members[root]) for root in wanted]
 
-    def _describe(self, root: int) -> Group:
+    def _describe(self, root: int, members: list[Hex] | None = None) -> Group:
+        """The group of ``root``; ``members``, its tiles in the order placed, are found if not given
+        (a tile belongs to a territory through its own area or its multicoloured flag edge)."""
         index = root % _NODE
-        nodes = (index,) if index == FLAG_EDGE else (index, FLAG_EDGE)
-        members = []
-        for tile in self.placed:
-            cell = cell_of(*tile.at)
-            if any(self._root(cell, i) == root for i in nodes):
-                members.append(tile.at)
+        if members is None:
+            nodes = (index,) if index == FLAG_EDGE else (index, FLAG_EDGE)
+            members = []
+            for tile in self.placed:
+                cell = cell_of(*tile.at)
+                if any(self._root(cell, i) == root for i in nodes):
+                    members.append(tile.at)
         size, open_edges, tasks = self._root_figures(root)
         return Group(AREA_LETTERS[index], size, open_edges, tuple(members), tasks)
 
@@ -809,7 +819,7 @@ class PlayArea:
                 root = find(base + AREA_INDEX[letter])
                 self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
             self.tasks.append(new_task)
-            self.active_count += 1
+            self._active += 1
         # Judge the tasks of every group this placement grew or covered.
         longest = self._longest
         tasks_at = self._tasks_at
@@ -830,7 +840,7 @@ class PlayArea:
                         if status is not OPEN:
                             self._task_journal.append((t, OPEN))
                             t.status = status
-                            self.active_count -= 1
+                            self._active -= 1
         if self._connections:
             self._judge_connections(cell)
         self._cells.append(cell)
@@ -851,11 +861,10 @@ class PlayArea:
         """Complete the open connection tasks at ``cell`` and around it that now have their count."""
         for near in (cell, *(cell + delta for delta in CELL_DELTAS)):
             t = self._connections.get(near)
-            if t is not None and t.status is OPEN:
-                if self._neighbour_count(near) == t.spec.value:
-                    self._task_journal.append((t, OPEN))
-                    t.status = COMPLETED
-                    self.active_count -= 1
+            if t is not None and t.status is OPEN and self._neighbour_count(near) == t.spec.value:
+                self._task_journal.append((t, OPEN))
+                t.status = COMPLETED
+                self._active -= 1
 
     def _set_tasks(self, root: int, tasks: tuple[Task, ...]) -> None:
         old = self._tasks_at.get(root)
@@ -880,7 +889,7 @@ class PlayArea:
                 del self._connections[cell_of(*tile.at)]
         for t, status in reversed(self._task_journal[task_mark:]):
             t.status = status
-        self.active_count = sum(1 for t in self.tasks if t.status is OPEN)
+        self._active = sum(1 for t in self.tasks if t.status is OPEN)
         del self._task_journal[task_mark:]
         for root, old in reversed(self._tasks_journal[tasks_mark:]):
             if old is None:
