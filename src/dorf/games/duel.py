@@ -268,10 +268,11 @@ class DuelState:
         """Reveal the next tile for both areas (rule 24); set aside where it fits nowhere (rule 10)."""
         hidden = self._hidden
         tiles = self.game.tileset.tiles
+        first, second = self.areas
         while True:
             number = len(self.turns) + 1
             task: TaskSpec | None = None
-            active = min(area.active_count for area in self.areas)
+            active = min(first.active_count, second.active_count)
             if hidden.tasks and (number <= OPENING_TASK_TURNS or active < ACTIVE_TASKS):
                 index = hidden.tasks.pop()
                 tile = tiles[index]
@@ -286,9 +287,11 @@ class DuelState:
             else:
                 self._moves = [[], []]
                 return
-            turn = DuelTurn(number, Revealed(index, tile, task))
-            self.turns.append(turn)
-            self._moves = [area.legal_moves(tile.face, task) for area in self.areas]
-            turn.set_aside = [not moves for moves in self._moves]
-            if not all(turn.set_aside):
+            moves = [first.legal_moves(tile.face, task), second.legal_moves(tile.face, task)]
+            set_aside = [not moves[0], not moves[1]]
+            self.turns.append(
+                DuelTurn(number, Revealed(index, tile, task), [None, None], set_aside, [(), ()])
+            )
+            self._moves = moves
+            if not all(set_aside):
                 return

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
+from dorf.rules.area import COMPILED, IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import Task, TaskSpec, TaskStatus
 from dorf.rules.tiles import Tile, TileSet
@@ -169,6 +169,8 @@ class Seat:
         self._put_back = put_back
         self._player_of = player_of
         self._moves: list[tuple[int, int]] = []
+        #: Where the area is the compiled core's, its twin of push_move (the same steps in C).
+        self._compiled_push = _COMPILED_PUSH if type(self.area) is COMPILED else None
 
     @property
     def revealed(self) -> Revealed | None:
@@ -212,6 +214,9 @@ class Seat:
 
     def push_move(self, cell: int, rot: int) -> None:
         """Place the revealed tile at a move from :meth:`legal_moves`, unchecked; reveal the next."""
+        if self._compiled_push is not None:
+            self._compiled_push(self, cell, rot)
+            return
         current = self.turns[-1]
         revealed = current.revealed
         tile = revealed.tile
@@ -269,3 +274,16 @@ class Seat:
             if moves:
                 return
             turn.set_aside = True
+
+
+def _load_compiled_push() -> Callable[[Seat, int, int], None] | None:
+    """The compiled core's Seat.push_move (dorf/rules/_accel.c), where the core is in use."""
+    if COMPILED is None:
+        return None
+    from dorf.rules import _accel
+
+    _accel.setup_seat(Turn, Revealed, placement_at, OPENING_TASK_TURNS, ACTIVE_TASKS)
+    return _accel.seat_push
+
+
+_COMPILED_PUSH = _load_compiled_push()

@@ -1,6 +1,7 @@
 """Types of the compiled core (dorf/rules/_accel.c): the hot path and primitives of PlayArea."""
 
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 from dorf.rules.area import PlacedTile
@@ -52,3 +53,7 @@ def setup(
     letters: str,
     area_letters: str,
 ) -> None: ...
+def setup_seat(
+    turn: type[Any], revealed: type[Any], placement_at: Callable[[int, int], Any], opening: int, active: int
+) -> None: ...
+def seat_push(seat: Any, cell: int, rot: int) -> None: ...
