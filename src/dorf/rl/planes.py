@@ -354,13 +354,14 @@ class Encoder:
             out[self.offset[f"markers:{kind}"]] = count / self._n
 
     def _unseen(self, out: Planes, prefix: str, tiles: Sequence[Tile]) -> None:
-        rows = [self._row_of.get(id(tile), -1) for tile in tiles]
+        row_of = self._row_of
+        rows = [row_of.get(id(tile), -1) for tile in tiles]
         if -1 in rows:  # not this tile set's own tiles: count them one by one
-            counts = [sum(letter in tile.face for tile in tiles) for letter in LETTERS]
+            counts = np.array([sum(letter in tile.face for tile in tiles) for letter in LETTERS])
         else:
-            counts = self._letter_rows[rows].sum(axis=0).tolist()
-        for letter, count in zip(LETTERS, counts, strict=True):
-            out[self.offset[f"{prefix}{letter}"]] = count / self._n
+            counts = self._letter_rows[rows].sum(axis=0)
+        first = self.offset[f"{prefix}{LETTERS[0]}"]  # one plane a letter, in order
+        out[first : first + len(LETTERS)] = (counts / self._n)[:, None, None]
 
 
 #: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
