@@ -964,19 +964,26 @@ enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject *out)
     return found;
 }
 
-static PyObject *
-Area_legal_moves(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* The (face, task=None) arguments of legal_moves and has_legal_placement: the face's index, or -1. */
+static int
+face_and_task(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, TaskInfo *ti)
 {
     static const char *const names[] = {"face", "task", NULL};
     PyObject *given[2] = {NULL, Py_None};
-    if (parse_args("legal_moves", args, nargs, kwnames, names, 2, given) < 0)
-        return NULL;
-    PyObject *face = given[0], *task = given[1];
-    int fi = face_of(face);
-    if (fi < 0)
-        return NULL;
+    if (parse_args(fname, args, nargs, kwnames, names, 2, given) < 0)
+        return -1;
+    int fi = face_of(given[0]);
+    if (fi < 0 || task_info(given[1], ti) < 0)
+        return -1;
+    return fi;
+}
+
+static PyObject *
+Area_legal_moves(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
     TaskInfo ti;
-    if (task_info(task, &ti) < 0)
+    int fi = face_and_task("legal_moves", args, nargs, kwnames, &ti);
+    if (fi < 0)
         return NULL;
     PyObject *out = PyList_New(0);
     if (out == NULL)
@@ -991,16 +998,9 @@ Area_legal_moves(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *
 static PyObject *
 Area_has_legal_placement(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"face", "task", NULL};
-    PyObject *given[2] = {NULL, Py_None};
-    if (parse_args("has_legal_placement", args, nargs, kwnames, names, 2, given) < 0)
-        return NULL;
-    PyObject *face = given[0], *task = given[1];
-    int fi = face_of(face);
-    if (fi < 0)
-        return NULL;
     TaskInfo ti;
-    if (task_info(task, &ti) < 0)
+    int fi = face_and_task("has_legal_placement", args, nargs, kwnames, &ti);
+    if (fi < 0)
         return NULL;
     Py_ssize_t found;
     if (ti.kind < 0 && self->ntiles == 0)
