@@ -79,6 +79,22 @@ class Stacks:
     doubles: list[tuple[str, str]]
 
 
+def _kinds(tileset: TileSet) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ids of the set's task tiles and of its landscape tiles, in order (kept per set)."""
+    known = _KINDS.get(id(tileset))
+    if known is None or known[0] is not tileset:
+        if len(_KINDS) >= 16:
+            _KINDS.clear()
+        tiles = tileset.tiles
+        tasks = tuple(i for i, t in enumerate(tiles) if t.is_task)
+        landscapes = tuple(i for i, t in enumerate(tiles) if not t.is_task)
+        known = _KINDS[id(tileset)] = (tileset, tasks, landscapes)
+    return known[1], known[2]
+
+
+_KINDS: dict[int, tuple[TileSet, tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def check_markers(tileset: TileSet) -> None:
     """Raise ValueError unless every task tile of the set has a marker to draw."""
     needed = Counter(t.task for t in tileset.tiles if t.task)
@@ -93,9 +109,9 @@ def check_markers(tileset: TileSet) -> None:
 def shuffle_stacks(tileset: TileSet, seed: int) -> Stacks:
     """Shuffle task and landscape tiles apart, remove three landscapes unseen, shuffle the marker piles."""
     rng = random.Random(seed)
-    tiles = tileset.tiles
-    tasks = [i for i, t in enumerate(tiles) if t.is_task]
-    landscapes = [i for i, t in enumerate(tiles) if not t.is_task]
+    task_ids, landscape_ids = _kinds(tileset)
+    tasks = list(task_ids)
+    landscapes = list(landscape_ids)
     rng.shuffle(tasks)
     rng.shuffle(landscapes)
     removed = [landscapes.pop() for _ in range(min(REMOVED_UNSEEN, len(landscapes)))]
@@ -182,7 +198,9 @@ class Seat:
 
     @property
     def is_over(self) -> bool:
-        return self.revealed is None
+        """No tile waits: :attr:`revealed` is None."""
+        turns = self.turns
+        return not turns or turns[-1].placement is not None or turns[-1].set_aside
 
     @property
     def decisions(self) -> list[Placement]:

@@ -901,67 +901,97 @@ keep_bits(const Area *self, const Keep *keep, int32_t cell, unsigned bits)
     return kept;
 }
 
-static int
-append_moves(PyObject *list, int32_t cell, unsigned bits)
-{
-    for (int k = 0; k < 6; k++) {
-        if (!(bits >> k & 1))
-            continue;
-        PyObject *move = move_tuple(cell, k);
-        if (move == NULL || PyList_Append(list, move) < 0)
-            return -1;
-    }
-    return 0;
-}
+/* A move of `bits` at `cell`, found by the enumerator. */
+typedef struct {
+    int32_t cell;
+    uint32_t bits;
+} Found;
 
-/* Walk the legal moves; append them to `out`, or stop at the first if `out` is NULL.
-   Returns the number found (at most 1 without `out`), or -1. */
+static const unsigned char POPCOUNT6[64] = {
+    0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+    1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
+};
+
+/* Walk the legal moves: as a list in `*out` (when `out` is given), or stop at the first.
+   Returns the number of cells with a legal move (at most 1 without `out`), or -1. */
 static Py_ssize_t
-enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject *out)
+enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject **out)
 {
     Keep keep;
     keep_init(&keep, f, ti);
     unsigned distinct = 0;
     for (int i = 0; i < f->ndistinct; i++)
         distinct |= 1u << f->rots[i];
-    Py_ssize_t found = 0;
+    Found local[256];
+    Found *found = local;
+    Py_ssize_t nfound = 0, nmoves = 0, result = -1;
     if (self->ntiles == 0) {
-        for (int i = 0; i < f->ndistinct; i++) {
-            int k = f->rots[i];
-            if (!task_possible(self, ORIGIN, f, k, ti))
-                continue;
-            if (out == NULL)
-                return 1;
-            if (append_moves(out, ORIGIN, 1u << k) < 0)
-                return -1;
-            found++;
+        unsigned bits = 0;
+        for (int i = 0; i < f->ndistinct; i++)
+            if (task_possible(self, ORIGIN, f, f->rots[i], ti))
+                bits |= 1u << f->rots[i];
+        if (bits) {
+            local[0].cell = ORIGIN;
+            local[0].bits = bits;
+            nfound = 1;
+            nmoves = POPCOUNT6[bits];
         }
-        return found;
     }
-    const OMap *m = f->plain ? &self->plain : &self->frontier;
-    for (int32_t e = 0; e < m->n; e++) {
-        int32_t cell = m->entries[e].key;
-        if (cell < 0)
-            continue;
-        unsigned bits;
-        if (f->plain)
-            bits = distinct;
-        else {
-            int32_t key = m->entries[e].value;
-            bits = f->low[key & HALF_MASK] & f->high[key >> HALF];
+    else {
+        const OMap *m = f->plain ? &self->plain : &self->frontier;
+        if (m->n > 256) {
+            found = PyMem_Malloc((size_t)m->n * sizeof(Found));
+            if (found == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+        }
+        for (int32_t e = 0; e < m->n; e++) {
+            int32_t cell = m->entries[e].key;
+            if (cell < 0)
+                continue;
+            unsigned bits;
+            if (f->plain)
+                bits = distinct;
+            else {
+                int32_t key = m->entries[e].value;
+                bits = f->low[key & HALF_MASK] & f->high[key >> HALF];
+                if (!bits)
+                    continue;
+            }
+            bits = keep_bits(self, &keep, cell, bits);
             if (!bits)
                 continue;
+            found[nfound].cell = cell;
+            found[nfound++].bits = bits;
+            nmoves += POPCOUNT6[bits];
+            if (out == NULL)
+                break;
         }
-        bits = keep_bits(self, &keep, cell, bits);
-        if (!bits)
-            continue;
-        if (out == NULL)
-            return 1;
-        if (append_moves(out, cell, bits) < 0)
-            return -1;
-        found++;
     }
-    return found;
+    if (out != NULL) {
+        PyObject *list = PyList_New(nmoves);
+        if (list == NULL)
+            goto done;
+        Py_ssize_t at = 0;
+        for (Py_ssize_t i = 0; i < nfound; i++)
+            for (int k = 0; k < 6; k++) {
+                if (!(found[i].bits >> k & 1))
+                    continue;
+                PyObject *move = move_tuple(found[i].cell, k);
+                if (move == NULL) {
+                    Py_DECREF(list);
+                    goto done;
+                }
+                PyList_SET_ITEM(list, at++, Py_NewRef(move));
+            }
+        *out = list;
+    }
+    result = nfound;
+done:
+    if (found != local)
+        PyMem_Free(found);
+    return result;
 }
 
 /* The (face, task=None) arguments of legal_moves and has_legal_placement: the face's index, or -1. */
@@ -985,13 +1015,9 @@ Area_legal_moves(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *
     int fi = face_and_task("legal_moves", args, nargs, kwnames, &ti);
     if (fi < 0)
         return NULL;
-    PyObject *out = PyList_New(0);
-    if (out == NULL)
+    PyObject *out = NULL;
+    if (enumerate_moves(self, FACES[fi], &ti, &out) < 0)
         return NULL;
-    if (enumerate_moves(self, FACES[fi], &ti, out) < 0) {
-        Py_DECREF(out);
-        return NULL;
-    }
     return out;
 }
 
@@ -2090,9 +2116,7 @@ seat_reveal(PyObject *seat, Area *area, PyObject *turns)
         turn = PyObject_CallFunctionObjArgs(TurnType, number_obj, player, revealed, NULL);
         if (turn == NULL || PyList_Append(turns, turn) < 0)
             goto step_failed;
-        moves = PyList_New(0);
-        if (moves == NULL || enumerate_moves(area, FACES[fi], &ti, moves) < 0 ||
-            PyObject_SetAttr(seat, str_moves_, moves) < 0)
+        if (enumerate_moves(area, FACES[fi], &ti, &moves) < 0 || PyObject_SetAttr(seat, str_moves_, moves) < 0)
             goto step_failed;
         int found = PyList_GET_SIZE(moves) > 0;
         if (!found && PyObject_SetAttr(turn, str_set_aside, Py_True) < 0)
