@@ -39,7 +39,8 @@ def run(episodes: int, digest: Any = None) -> tuple[int, float, float]:
         obs, info = env.reset(seed=episode)
         done = False
         while not done:
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            legal = np.flatnonzero(info["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
             obs, reward, terminated, truncated, info = env.step(action)
             if digest is not None:
                 digest.update(obs.tobytes())

@@ -38,6 +38,7 @@ from gymnasium import spaces
 from dorf.games.coop import CoopGame, CoopState
 from dorf.rl.planes import Encoder, Planes
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
+from dorf.rules.scoring import score_coop
 from dorf.rules.tiles import load_tileset
 from dorf.terminal.render import render_area
 
@@ -112,7 +113,7 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         assert revealed is not None
         cell, rot = self.window.move(revealed.tile.face, a)
         state.push_move(cell, rot)
-        score = state.score().total
+        score = score_coop(state.area, with_task_list=False).total
         reward = float(score - self._score)
         self._score = score
         self._update_mask()

@@ -172,9 +172,11 @@ class Encoder:
     def coop(self, view: PlayerView) -> Planes:
         out = self._blank()
         self._area(out, "", view.area)
-        self._tile(out, view.revealed, present=view.revealed is not None)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
-        self._markers(out, {k: len(v) for k, v in view.markers_unseen.items()})
+        fill: _Fill = {}
+        self._tile(fill, view.revealed, present=view.revealed is not None)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
+        self._markers(fill, {k: len(v) for k, v in view.markers_unseen.items()})
+        _put(out, fill)
         self._unseen(out, "unseen:", view.unseen)
         return out
 
@@ -183,11 +185,13 @@ class Encoder:
         p = view.player
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[1 - p])
-        self._tile(out, view.revealed, present=p in view.to_move)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
+        fill: _Fill = {}
+        self._tile(fill, view.revealed, present=p in view.to_move)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
         counts = {k: len(v) for k, v in view.markers_unseen.items()}
         counts[DOUBLE] = len(view.doubles_unseen)
-        self._markers(out, counts)
+        self._markers(fill, counts)
+        _put(out, fill)
         self._unseen(out, "unseen:", view.unseen)
         out[self.offset["opp:to-move"]] = float((1 - p) in view.to_move)
         return out
@@ -198,7 +202,9 @@ class Encoder:
         at = self.offset
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[o])
-        self._tile(out, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
+        fill: _Fill = {}
+        self._tile(fill, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
+        _put(out, fill)
         out[at["phase:draft"]] = float(view.phase == DRAFT)
         out[at["phase:laying"]] = float(view.phase == LAYING)
         n = self._n
@@ -251,21 +257,30 @@ class Encoder:
             )
         index = w.index
         size_plane = at[f"{prefix}task:size"]
+        # (plane, window index, value) triples of the tasks, written at once
+        planes: list[int] = []
+        cells: list[int] = []
+        values: list[float] = []
         for task in area.tasks:
             i = index.get(task.cell)
             if i is None:
                 continue
-            r, c = rows[i], cols[i]
-            out[at[f"{prefix}task:{task.type}"], r, c] = task.value / SCALE
+            planes.append(at[f"{prefix}task:{task.type}"])
+            values.append(task.value / SCALE)
             if task.status is COMPLETED:
-                out[at[f"{prefix}task:completed"], r, c] = 1.0
+                planes.append(at[f"{prefix}task:completed"])
+                values.append(1.0)
             elif task.status is FAILED:
-                out[at[f"{prefix}task:failed"], r, c] = 1.0
+                planes.append(at[f"{prefix}task:failed"])
+                values.append(1.0)
             else:
                 assert task.status is OPEN
-                out[size_plane, r, c] = _task_size(
-                    area, task.cell, task.spec.type, task.spec.letters, task.value
-                )
+                planes.append(size_plane)
+                values.append(_task_size(area, task.cell, task.spec.type, task.spec.letters, task.value))
+            cells += (i, i)
+        if planes:
+            where = np.array(cells, dtype=np.intp)
+            out[np.array(planes, dtype=np.intp), rows[where], cols[where]] = values
 
     def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
         """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
@@ -325,33 +340,33 @@ class Encoder:
             marks.cached = None
         return marks
 
-    def _tile(self, out: Planes, revealed: Revealed | None, present: bool) -> None:
+    def _tile(self, fill: _Fill, revealed: Revealed | None, present: bool) -> None:
         """Constant planes: the revealed tile as printed (rotation 0), its task and flag."""
         if revealed is None:
             return
         at = self.offset
         edge0 = at["next:edge:0:F"]
         for i, letter in enumerate(revealed.tile.face):
-            out[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
+            fill[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
         task = revealed.task
         if task is not None:
-            out[at[f"next:task:{task.type}"]] = 1.0
-            out[at["next:value"]] = task.value / SCALE
+            fill[at[f"next:task:{task.type}"]] = 1.0
+            fill[at["next:value"]] = task.value / SCALE
             for name in task.types:
-                out[at[f"next:double:{TASK_LETTER[name]}"]] = 1.0
+                fill[at[f"next:double:{TASK_LETTER[name]}"]] = 1.0
         if revealed.tile.flag is not None:
-            out[at[f"next:flag:{revealed.tile.flag}"]] = 1.0
-        out[at["next:present"]] = float(present)
+            fill[at[f"next:flag:{revealed.tile.flag}"]] = 1.0
+        fill[at["next:present"]] = float(present)
 
-    def _counts(self, out: Planes, landscapes: int, tasks: int, turn: int) -> None:
+    def _counts(self, fill: _Fill, landscapes: int, tasks: int, turn: int) -> None:
         at, n = self.offset, self._n
-        out[at["left:landscapes"]] = landscapes / n
-        out[at["left:tasks"]] = tasks / n
-        out[at["turn"]] = min(turn, n) / n
+        fill[at["left:landscapes"]] = landscapes / n
+        fill[at["left:tasks"]] = tasks / n
+        fill[at["turn"]] = min(turn, n) / n
 
-    def _markers(self, out: Planes, counts: dict[str, int]) -> None:
+    def _markers(self, fill: _Fill, counts: dict[str, int]) -> None:
         for kind, count in counts.items():
-            out[self.offset[f"markers:{kind}"]] = count / self._n
+            fill[self.offset[f"markers:{kind}"]] = count / self._n
 
     def _unseen(self, out: Planes, prefix: str, tiles: Sequence[Tile]) -> None:
         row_of = self._row_of
@@ -362,6 +377,15 @@ class Encoder:
             counts = self._letter_rows[rows].sum(axis=0)
         first = self.offset[f"{prefix}{LETTERS[0]}"]  # one plane a letter, in order
         out[first : first + len(LETTERS)] = (counts / self._n)[:, None, None]
+
+
+#: Constant planes to fill: plane -> value (written at once by :func:`_put`).
+_Fill = dict[int, float]
+
+
+def _put(out: Planes, fill: _Fill) -> None:
+    if fill:
+        out[list(fill)] = np.array(list(fill.values()))[:, None, None]
 
 
 #: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).

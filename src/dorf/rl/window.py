@@ -155,12 +155,17 @@ class Window:
         mask = np.zeros(self.actions, dtype=np.int8) if out is None else out
         if face is None:
             return mask
-        pairs = np.fromiter(chain.from_iterable(moves), dtype=np.intp).reshape(-1, 2)
-        where = self.lookup[pairs[:, 0]]
+        flat = np.fromiter(chain.from_iterable(moves), dtype=np.intp)
+        where = self.lookup[flat[0::2]]
+        rots = flat[1::2]
+        if len(rotation_classes_distinct(face)) == ROTATIONS:  # every rotation its own: one action a move
+            actions = where * ROTATIONS + rots
+            mask[actions[where >= 0]] = 1
+            return mask
         inside = where >= 0
         # Each move inside: its cell's six actions, kept where the rotation is equivalent to the move's.
         actions = (where[inside] * ROTATIONS)[:, None] + _ROTATIONS
-        mask[actions[_equivalence(face)[pairs[inside, 1]]]] = 1
+        mask[actions[_equivalence(face)[rots[inside]]]] = 1
         return mask
 
     def outside(self, moves: Iterable[tuple[int, int]]) -> int:
@@ -170,6 +175,12 @@ class Window:
 
 
 _ROTATIONS = np.arange(ROTATIONS)
+
+
+@cache
+def rotation_classes_distinct(face: str) -> frozenset[int]:
+    """The distinct rotations of ``face`` (as the enumerator lists them)."""
+    return frozenset(rotation_classes(face))
 
 
 @cache

@@ -204,11 +204,13 @@ def _flags_by_colour(area: PlayArea) -> dict[str, int]:
     return flags
 
 
-def score_coop(area: PlayArea) -> ScorePad:
-    """Score a play area as at the end of a cooperative game."""
+def score_coop(area: PlayArea, *, with_task_list: bool = True) -> ScorePad:
+    """Score a play area as at the end of a cooperative game (``with_task_list=False``: the
+    same pad without its list of tasks, for callers that only want the figures)."""
     tasks = _task_points(area, TASK_TYPES)
     flags = _flags_by_colour(area)
-    return ScorePad(tasks, flags, area.longest_track, area.longest_river, 0, task_list(area))
+    listed = task_list(area) if with_task_list else ()
+    return ScorePad(tasks, flags, area.longest_track, area.longest_river, 0, listed)
 
 
 def score_duel(area: PlayArea) -> DuelScorePad:
