@@ -142,9 +142,8 @@ class CoopEnv(gym.Env[Planes, np.int64]):
     def _update_mask(self) -> None:
         state = self.game_state
         revealed = state.revealed
-        moves = state.legal_moves()
-        self._mask = self.window.mask(revealed.tile.face if revealed else None, moves)
-        self._outside = self.window.outside(moves)
+        face = revealed.tile.face if revealed else None
+        self._mask, self._outside = self.window.mask_and_outside(face, state.legal_moves())
 
     def _observe(self) -> Planes:
         return self.encoder.coop(self.game_state.view())

@@ -152,21 +152,27 @@ class Window:
     def mask(self, face: str | None, moves: Iterable[tuple[int, int]], out: Mask | None = None) -> Mask:
         """1 for every action that places ``face`` legally: each move from the enumerator
         inside the window, with every rotation equivalent to it."""
+        return self.mask_and_outside(face, moves, out)[0]
+
+    def mask_and_outside(
+        self, face: str | None, moves: Iterable[tuple[int, int]], out: Mask | None = None
+    ) -> tuple[Mask, int]:
+        """:meth:`mask`, and how many of ``moves`` lie outside the window (:meth:`outside`)."""
         mask = np.zeros(self.actions, dtype=np.int8) if out is None else out
-        if face is None:
-            return mask
         flat = np.fromiter(chain.from_iterable(moves), dtype=np.intp)
         where = self.lookup[flat[0::2]]
+        inside = where >= 0
+        outside = len(where) - int(np.count_nonzero(inside))
+        if face is None:
+            return mask, outside
         rots = flat[1::2]
         if len(rotation_classes_distinct(face)) == ROTATIONS:  # every rotation its own: one action a move
-            actions = where * ROTATIONS + rots
-            mask[actions[where >= 0]] = 1
-            return mask
-        inside = where >= 0
+            mask[(where * ROTATIONS + rots)[inside]] = 1
+            return mask, outside
         # Each move inside: its cell's six actions, kept where the rotation is equivalent to the move's.
         actions = (where[inside] * ROTATIONS)[:, None] + _ROTATIONS
         mask[actions[_equivalence(face)[rots[inside]]]] = 1
-        return mask
+        return mask, outside
 
     def outside(self, moves: Iterable[tuple[int, int]]) -> int:
         """How many of ``moves`` lie outside the window."""
