@@ -149,6 +149,17 @@ class Encoder:
         self._letter_rows = np.array(
             [[int(letter in tile.face) for letter in LETTERS] for tile in tileset.tiles], dtype=np.int64
         ).reshape(-1, len(LETTERS))
+        #: Per area prefix: each task type's plane, the completed, failed and size planes.
+        self._task_planes = {
+            prefix: (
+                {kind: self.offset[f"{prefix}task:{kind}"] for kind in TASK_TYPES},
+                self.offset[f"{prefix}task:completed"],
+                self.offset[f"{prefix}task:failed"],
+                self.offset[f"{prefix}task:size"],
+            )
+            for prefix in ("", "own:", "opp:")
+            if f"{prefix}tile" in self.offset
+        }
         #: How many planes one area has (they follow each other, from its ``tile`` plane).
         self._area_planes = len(_area_names("", len(tileset.tiles)))
         if mode == "head-to-head" and side * side < len(tileset.tiles):
@@ -256,7 +267,7 @@ class Encoder:
                 inside[:, _GROUP_COLUMNS + 1][shown, g] / SCALE
             )
         index = w.index
-        size_plane = at[f"{prefix}task:size"]
+        type_plane, completed, failed, size_plane = self._task_planes[prefix]
         # (plane, window index, value) triples of the tasks, written at once
         planes: list[int] = []
         cells: list[int] = []
@@ -265,18 +276,19 @@ class Encoder:
             i = index.get(task.cell)
             if i is None:
                 continue
-            planes.append(at[f"{prefix}task:{task.type}"])
-            values.append(task.value / SCALE)
+            spec = task.spec
+            planes.append(type_plane[spec.type])
+            values.append(spec.value / SCALE)
             if task.status is COMPLETED:
-                planes.append(at[f"{prefix}task:completed"])
+                planes.append(completed)
                 values.append(1.0)
             elif task.status is FAILED:
-                planes.append(at[f"{prefix}task:failed"])
+                planes.append(failed)
                 values.append(1.0)
             else:
                 assert task.status is OPEN
                 planes.append(size_plane)
-                values.append(_task_size(area, task.cell, task.spec.type, task.spec.letters, task.value))
+                values.append(_task_size(area, task.cell, spec.type, spec.letters, spec.value))
             cells += (i, i)
         if planes:
             where = np.array(cells, dtype=np.intp)
@@ -384,8 +396,8 @@ _Fill = dict[int, float]
 
 
 def _put(out: Planes, fill: _Fill) -> None:
-    if fill:
-        out[list(fill)] = np.array(list(fill.values()))[:, None, None]
+    for plane, value in fill.items():
+        out[plane] = value
 
 
 #: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
