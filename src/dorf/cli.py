@@ -64,10 +64,25 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     replay.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
-    bench = sub.add_parser("bench", help="time games of random players; prints one JSON line")
+    bench = sub.add_parser(
+        "bench",
+        help="time the engine (random games, the search player, an area's memory); prints one JSON line",
+    )
     bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
-    bench.add_argument("--games", type=positive, default=200)
+    bench.add_argument(
+        "--measure",
+        choices=("play", "search", "memory"),
+        default="play",
+        help="play: random games (placements/s); search: the search player (futures/s); "
+        "memory: bytes of the fullest play area",
+    )
+    bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
     bench.add_argument("--seed", type=integer, default=1)
+    bench.add_argument(
+        "--compare",
+        action="store_true",
+        help="run on the pure and the compiled backend in turn; print the ratio",
+    )
     campaign_cli.add_parser(sub)
     add_simulate_parser(sub)
     add_analyse_parser(sub)
@@ -187,9 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return serve_main(args)
         if args.command == "bench":
-            from dorf.bench import bench_line
+            from dorf.bench import BenchError, bench_line
 
-            print(bench_line(args.games, args.seed, args.mode))
+            try:
+                print(bench_line(args.games, args.seed, args.mode, args.measure, args.compare))
+            except BenchError as exc:
+                print(f"dorf bench: {exc}", file=sys.stderr)
+                return 2
             return 0
         if args.command == "play":
             from dorf.terminal.play import play_main

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+
 from conftest import Pages
 
 pytestmark = pytest.mark.slow

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from dorf.games.seat import (
     ACTIVE_TASKS,
     OPENING_TASK_TURNS,
+    WAITING,
     IllegalDecision,
     Revealed,
     check_markers,
@@ -40,7 +41,7 @@ from dorf.games.seat import (
     shuffle_stacks,
     unseen_tiles,
 )
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.scoring import DuelScorePad, score_duel
 from dorf.rules.tasks import DOUBLE, Task, TaskSpec, TaskStatus
@@ -140,7 +141,8 @@ class DuelState:
         if not self.turns:
             return ()
         last = self.turns[-1]
-        return tuple(p for p in (0, 1) if last.waits_for(p))
+        placements, aside = last.placements, last.set_aside
+        return WAITING[placements[0] is None and not aside[0], placements[1] is None and not aside[1]]
 
     @property
     def player(self) -> int:
@@ -228,7 +230,7 @@ class DuelState:
         revealed = current.revealed
         area = self.areas[p]
         area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
-        current.placements[p] = Placement(area.placed[-1].at, rot)
+        current.placements[p] = placement_at(cell, rot)
         current.changes[p] = area.last_changes()
         self.history.append((len(self.turns) - 1, p))
         if not self.to_move():
@@ -266,10 +268,11 @@ class DuelState:
         """Reveal the next tile for both areas (rule 24); set aside where it fits nowhere (rule 10)."""
         hidden = self._hidden
         tiles = self.game.tileset.tiles
+        first, second = self.areas
         while True:
             number = len(self.turns) + 1
             task: TaskSpec | None = None
-            active = min(area.active_count for area in self.areas)
+            active = min(first.active_count, second.active_count)
             if hidden.tasks and (number <= OPENING_TASK_TURNS or active < ACTIVE_TASKS):
                 index = hidden.tasks.pop()
                 tile = tiles[index]
@@ -284,9 +287,11 @@ class DuelState:
             else:
                 self._moves = [[], []]
                 return
-            turn = DuelTurn(number, Revealed(index, tile, task))
-            self.turns.append(turn)
-            self._moves = [area.legal_moves(tile.face, task) for area in self.areas]
-            turn.set_aside = [not moves for moves in self._moves]
-            if not all(turn.set_aside):
+            moves = [first.legal_moves(tile.face, task), second.legal_moves(tile.face, task)]
+            set_aside = [not moves[0], not moves[1]]
+            self.turns.append(
+                DuelTurn(number, Revealed(index, tile, task), [None, None], set_aside, [(), ()])
+            )
+            self._moves = moves
+            if not all(set_aside):
                 return

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dorf.games.seat import IllegalDecision, Revealed, Seat
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.games.seat import WAITING, IllegalDecision, Revealed, Seat
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at
 from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, TileSet, load_tileset
@@ -183,13 +183,13 @@ class HeadToHeadState:
         player whose game goes on and who has not yet placed this round."""
         if self.seats is None:
             return (len(self.history) % PLAYERS,)
-        counts = [len(seat.decisions) for seat in self.seats]
-        waiting = []
-        for p, seat in enumerate(self.seats):
-            other = self.seats[1 - p]
-            if not seat.is_over and (other.is_over or counts[p] <= counts[1 - p]):
-                waiting.append(p)
-        return tuple(waiting)
+        first, second = self.seats
+        over = (first.is_over, second.is_over)
+        counts = (len(first.area.placed), len(second.area.placed))  # each seat's decisions so far
+        return WAITING[
+            not over[0] and (over[1] or counts[0] <= counts[1]),
+            not over[1] and (over[0] or counts[1] <= counts[0]),
+        ]
 
     @property
     def player(self) -> int:
@@ -322,9 +322,8 @@ class HeadToHeadState:
         """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
         p = self.player if player is None else player
         assert self.seats is not None
-        seat = self.seats[p]
-        seat.push_move(cell, rot)
-        self.history.append((p, seat.decisions[-1]))
+        self.seats[p].push_move(cell, rot)
+        self.history.append((p, placement_at(cell, rot)))
 
     def _take(self, player: int, tile_id: int) -> None:
         self.pool.remove(tile_id)
