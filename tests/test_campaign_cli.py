@@ -64,6 +64,7 @@ class Dorf:
 
 @pytest.fixture
 def dorf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Dorf:
+    (tmp_path / "data").mkdir()
     return Dorf(tmp_path / "data" / "dorf.sqlite3", capsys)
 
 

@@ -112,6 +112,16 @@ def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
     )
 
 
+def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
+    """A new play area with these tiles placed in order: what an area looked like before its
+    latest placement, for a view that may not show that placement yet."""
+    area = PlayArea()
+    for revealed, placement in placed:
+        tile = revealed.tile
+        area.push(tile.face, cell_of(*placement.at), placement.rot, flag=tile.flag, task=revealed.task)
+    return area
+
+
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
     """Per task type, the values of the markers not yet drawn."""
     taken = Counter((task.type, task.value) for task in drawn)
