@@ -162,7 +162,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "games": len(hub().games), "connections": hub().connected}
+        pool = hub().pool
+        return {
+            "ok": True,
+            "games": len(hub().games),
+            "connections": hub().connected,
+            "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
+        }
 
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:

@@ -361,7 +361,9 @@ def thinking(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     options = ["--ai-workers", "2", "--ai-delay", "0"]
     with server(folder / "thinking.sqlite3", args.src, options, {"--create-limit": "0"}) as running:
         latencies = asyncio.run(_thinking(running.base, args.busy, args.moves, args.limit))
+        pool = _get(running.base + "/api/health").get("thinking")
     return {
+        "pool": pool,
         "workers_outlived_server": running.outlived,
         "scenario": "thinking",
         "busy_games": args.busy,

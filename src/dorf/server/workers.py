@@ -14,12 +14,12 @@ server on a fixed number of workers:
   dropped, and its slot stays taken until it finishes.
 
 The queue is fair between games: a free worker takes the waiting job of the
-game that has used the workers least (each game's worker seconds, a game
-coming back after a pause starting no more than one time cap behind the
-busiest ones).  A game of six strong computers thus cannot hold back another
+game that has used the workers least (each game's worker seconds, a running
+job counted from its start; a game coming back after a pause starts no more
+than one time cap behind the busiest ones).  A game of six strong computers thus cannot hold back another
 game's quick move for longer than one move of the cap.  Every player's
-budget is cut to three quarters of the cap (``search:10s`` thinks 1.5 s with
-the default cap of 2 s); :meth:`ThinkPool.cancel` drops a game's waiting jobs
+budget is cut to half the cap (``search:10s`` thinks 1 s with the default cap
+of 2 s); :meth:`ThinkPool.cancel` drops a game's waiting jobs
 and stops its running ones (a game that ended, was undone or was left).
 """
 
@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -41,8 +42,9 @@ from typing import Any
 
 from dorf.server.thinking import think
 
-#: A player's budget, as a share of the time cap (the rest covers the replay and the pipe).
-BUDGET_SHARE = 0.75
+#: A player's budget, as a share of the time cap (the rest covers the replay, the pipe, a busy
+#: machine and a search's last round, which may run past its deadline).
+BUDGET_SHARE = 0.5
 #: Threads that think when the pool has no worker processes.
 THREADS = 2
 #: How often a worker process checks that its server is still there, in seconds.
@@ -71,6 +73,8 @@ class _Slot:
 
     number: int
     process: asyncio.subprocess.Process | None = None
+    #: A worker process starting in place of one that was stopped.
+    starting: asyncio.Task[asyncio.subprocess.Process] | None = field(default=None, repr=False)
     job: _Job | None = None
     busy: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -87,6 +91,8 @@ class ThinkPool:
         self._waiting: dict[str, deque[_Job]] = {}
         self._used: dict[str, float] = {}
         self._order = itertools.count()
+        #: What a job is charged when it starts (its game is charged the real time when it ends).
+        self._expected = max_seconds * BUDGET_SHARE
         self._closed = False
         #: What happened, for the log and the tests.
         self.counts = {"jobs": 0, "overruns": 0, "failures": 0, "cancelled": 0, "restarts": 0}
@@ -104,8 +110,11 @@ class ThinkPool:
         job = _Job(game, (record, player, spec, seed), loop.create_future(), next(self._order))
         if game not in self._waiting:
             self._waiting[game] = deque()
-            busiest = min((self._used[g] for g in self._active() if g in self._used), default=0.0)
-            self._used[game] = max(self._used.get(game, 0.0), busiest - self.max_seconds)
+            least = min((self._used[g] for g in self._active() if g in self._used), default=None)
+            if least is not None:  # back (or new) after a pause: at most one cap behind the others
+                self._used[game] = max(self._used.get(game, -math.inf), least - self.max_seconds)
+            else:
+                self._used.setdefault(game, 0.0)
         self._waiting[game].append(job)
         self.counts["jobs"] += 1
         self._dispatch()
@@ -121,7 +130,7 @@ class ThinkPool:
                 slot.job.future.cancel()
                 self.counts["cancelled"] += 1
                 if slot.process is not None:
-                    _kill(slot)
+                    self._replace(slot)
         if not any(slot.job is not None and slot.job.game == game for slot in self._slots):
             self._used.pop(game, None)
 
@@ -170,6 +179,7 @@ class ThinkPool:
                 continue
             slot.busy = True
             slot.job = job
+            self._used[job.game] += self._expected  # charged now, settled when it ends
             slot.task = asyncio.get_running_loop().create_task(self._run(slot, job))
 
     async def _run(self, slot: _Slot, job: _Job) -> None:
@@ -191,7 +201,7 @@ class ThinkPool:
         finally:
             elapsed = time.perf_counter() - started
             if job.game in self._used:
-                self._used[job.game] += elapsed
+                self._used[job.game] += elapsed - self._expected
             slot.job = None
             if self.processes:
                 slot.busy = False
@@ -221,11 +231,24 @@ class ThinkPool:
             self.counts["failures"] += 1
             raise ThinkError(f"{type(exc).__name__}: {exc}") from None
 
-    async def _in_process(self, slot: _Slot, job: _Job) -> dict[str, Any]:
-        process = slot.process
-        if process is None or process.returncode is not None:
-            process = slot.process = await _start_worker()
+    def _replace(self, slot: _Slot) -> None:
+        """Stop a slot's worker and start another at once, so that the next job finds it ready."""
+        _kill(slot)
+        if not self._closed:
+            slot.starting = asyncio.get_running_loop().create_task(_start_worker())
             self.counts["restarts"] += 1
+
+    async def _worker(self, slot: _Slot) -> asyncio.subprocess.Process:
+        if slot.starting is not None:
+            starting, slot.starting = slot.starting, None
+            slot.process = await starting
+        if slot.process is None or slot.process.returncode is not None:
+            slot.process = await _start_worker()
+            self.counts["restarts"] += 1
+        return slot.process
+
+    async def _in_process(self, slot: _Slot, job: _Job) -> dict[str, Any]:
+        process = await self._worker(slot)
         assert process.stdin is not None and process.stdout is not None
         record, player, spec, seed = job.args
         line = {"record": record, "player": player, "spec": spec, "seed": seed}
@@ -235,18 +258,20 @@ class ThinkPool:
             await process.stdin.drain()
             reply = await asyncio.wait_for(process.stdout.readline(), self.max_seconds)
         except TimeoutError:
-            _kill(slot)
+            self._replace(slot)
             self.counts["overruns"] += 1
             raise Overrun(f"ran over the {self.max_seconds:g} s a move may take") from None
         except asyncio.CancelledError:
-            _kill(slot)
+            self._replace(slot)
             raise
         except (OSError, ValueError) as exc:
-            _kill(slot)
+            self._replace(slot)
             self.counts["failures"] += 1
             raise ThinkError(f"its worker failed: {exc}") from None
         if not reply:
-            _kill(slot)
+            if job.future.cancelled():
+                raise asyncio.CancelledError
+            self._replace(slot)
             self.counts["failures"] += 1
             raise ThinkError("its worker stopped")
         answer: dict[str, Any] = json.loads(reply)
@@ -278,10 +303,15 @@ class ThinkPool:
             if slot.task is not None:
                 with contextlib.suppress(BaseException):
                     await slot.task
-            if slot.process is not None:
+            if slot.starting is not None:
+                with contextlib.suppress(BaseException):
+                    slot.process = await slot.starting
+                slot.starting = None
+            process = slot.process
+            if process is not None:
                 _kill(slot)
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(slot.process.wait(), 5)
+                    await asyncio.wait_for(process.wait(), 5)
         if self._threads is not None:
             self._threads.shutdown(wait=False, cancel_futures=True)
 
