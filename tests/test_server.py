@@ -479,3 +479,14 @@ def test_a_computer_plays_a_cooperative_game_alone(db: Path) -> None:
         with socket(client, made["id"]) as sock:
             final = sock.wait(lambda s: s["game"]["over"], limit=5000)
         assert final["game"]["turn"] > 40
+
+
+def test_the_test_client_is_used_as_starlette_recommends() -> None:
+    """Starlette's test client warns when it runs on httpx; the test extra installs httpx2."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import fastapi.testclient"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr.strip().splitlines()[-1:]

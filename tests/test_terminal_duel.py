@@ -55,9 +55,7 @@ def result_line(state: DuelState, names: tuple[str, str]) -> str:
     return f"{names[winner]} wins, {totals[winner]} to {totals[1 - winner]}."
 
 
-def session_for(
-    seed: int, computer: bool = False, practice: bool = False
-) -> tuple[DuelSession, io.StringIO]:
+def session_for(seed: int, computer: bool = False, practice: bool = False) -> tuple[DuelSession, io.StringIO]:
     out = io.StringIO()
     console = Console(io.StringIO(), out, io.StringIO(), color=False)
     state = DuelGame(seed=seed).new_state()
