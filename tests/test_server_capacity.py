@@ -19,7 +19,6 @@ from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
-from dorf.server.workers import Overrun, ThinkError, ThinkPool
 from test_server_helpers import Socket, create, legal_move, play_out, served, socket
 
 
@@ -125,6 +124,8 @@ def coop_record(moves: int, seed: int = 3) -> dict[str, Any]:
 
 
 def test_the_pool_serves_a_quick_game_before_a_busy_one() -> None:
+    from dorf.server.workers import ThinkError, ThinkPool
+
     async def run() -> list[str]:
         pool = ThinkPool(0, max_seconds=0.4)  # two threads
         await pool.start()
@@ -147,7 +148,10 @@ def test_the_pool_serves_a_quick_game_before_a_busy_one() -> None:
     assert done.index("quick") <= 2  # after the two busy jobs running when it came, not all five
 
 
+@pytest.mark.slow  # worker processes
 def test_a_worker_running_over_the_time_cap_is_stopped_and_replaced() -> None:
+    from dorf.server.workers import Overrun, ThinkPool
+
     async def run() -> None:
         pool = ThinkPool(1, max_seconds=0.01)  # no replay and search fits in 10 ms
         await pool.start()
@@ -166,7 +170,10 @@ def test_a_worker_running_over_the_time_cap_is_stopped_and_replaced() -> None:
     asyncio.run(run())
 
 
+@pytest.mark.slow  # worker processes
 def test_cancelling_a_game_stops_its_running_and_waiting_jobs() -> None:
+    from dorf.server.workers import ThinkPool
+
     async def run() -> None:
         pool = ThinkPool(1, max_seconds=20.0)  # search:10s thinks 10 s
         await pool.start()
@@ -195,6 +202,7 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and "zombie" in status.read_text())
 
 
+@pytest.mark.slow  # worker processes
 def test_a_computer_plays_through_a_time_capped_pool_of_processes(db: Path) -> None:
     seats = [{"kind": "here"}, {"kind": "computer", "player": "search:10s"}]
     with served(db, ai_workers=1, ai_max_seconds=0.4) as client:

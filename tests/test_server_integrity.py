@@ -14,7 +14,6 @@ import pytest
 from dorf.campaign import CampaignError, Campaigns
 from dorf.campaign.store import FinishedGame, read_finished_record
 from dorf.formats.record import replay_record
-from dorf.server.storage import GameOver, Storage
 from test_server_helpers import Json, create, legal_move, play_out, served, socket
 
 
@@ -64,6 +63,8 @@ def test_a_practice_game_offers_undo_says_so_in_its_record_and_never_changes_onc
         assert refused.status_code == 400 and refused.json()["error"]["code"] == "practice-game"
         assert client.get("/api/campaigns/Family").json()["totals"]["games"] == 0
         decisions = len(record["decisions"])
+    from dorf.server.storage import GameOver, Storage
+
     storage = Storage(db)
     try:
         with pytest.raises(GameOver):
