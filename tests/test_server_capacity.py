@@ -10,9 +10,10 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
@@ -20,6 +21,8 @@ from starlette.websockets import WebSocketDisconnect
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
 from test_server_helpers import Socket, create, legal_move, play_out, served, socket
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -30,6 +33,12 @@ def db(tmp_path: Path) -> Path:
 def health(client: Any) -> dict[str, Any]:
     result: dict[str, Any] = client.get("/api/health").json()
     return result
+
+
+def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine in a thread of its own (a browser test may leave this thread's loop running)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(lambda: asyncio.run(make())).result()
 
 
 def until(check: Callable[[], bool], limit: float = 20.0) -> None:
@@ -144,7 +153,7 @@ def test_the_pool_serves_a_quick_game_before_a_busy_one() -> None:
         await pool.close()
         return done
 
-    done = asyncio.run(run())
+    done = run_async(run)
     assert done.index("quick") <= 2  # after the two busy jobs running when it came, not all five
 
 
@@ -167,7 +176,7 @@ def test_a_worker_running_over_the_time_cap_is_stopped_and_replaced() -> None:
         until(lambda: not _alive(first), limit=10)
         await pool.close()
 
-    asyncio.run(run())
+    run_async(run)
 
 
 @pytest.mark.slow  # worker processes
@@ -190,7 +199,7 @@ def test_cancelling_a_game_stops_its_running_and_waiting_jobs() -> None:
         await pool.close()
         assert not pool.pids()
 
-    asyncio.run(run())
+    run_async(run)
 
 
 def _alive(pid: int) -> bool:
