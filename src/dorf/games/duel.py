@@ -43,6 +43,7 @@ from dorf.games.seat import (
     area_of,
     check_markers,
     markers_unseen,
+    shown_areas,
     shuffle_stacks,
     unseen_tiles,
 )
@@ -96,10 +97,7 @@ class DuelView:
     @cached_property
     def areas(self) -> tuple[PlayArea, PlayArea]:
         """Both areas as this player may see them."""
-        if self.withheld is None:
-            return self.live
-        other = self.withheld()
-        return (self.live[0], other) if self.player == 0 else (other, self.live[1])
+        return shown_areas(self.live, self.player, self.withheld)
 
     def legal_placements(self) -> list[Placement]:
         if self.revealed is None or self.player not in self.to_move:

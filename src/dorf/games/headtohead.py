@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import NamedTuple
 
-from dorf.games.seat import IllegalDecision, Revealed, Seat, area_of
+from dorf.games.seat import IllegalDecision, Revealed, Seat, area_of, shown_areas
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea
 from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
@@ -131,10 +131,7 @@ class HeadToHeadView:
     @cached_property
     def areas(self) -> tuple[PlayArea, PlayArea]:
         """Both areas as this player may see them."""
-        if self.withheld is None:
-            return self.live
-        other = self.withheld()
-        return (self.live[0], other) if self.player == 0 else (other, self.live[1])
+        return shown_areas(self.live, self.player, self.withheld)
 
     def legal_placements(self) -> list[Placement]:
         revealed = self.revealed[self.player]

@@ -122,6 +122,17 @@ def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
     return area
 
 
+def shown_areas(
+    live: tuple[PlayArea, PlayArea], player: int, withheld: Callable[[], PlayArea] | None
+) -> tuple[PlayArea, PlayArea]:
+    """Both areas as ``player`` may see them: the other's from ``withheld`` if it holds a
+    placement ``player`` may not see yet (else the live areas)."""
+    if withheld is None:
+        return live
+    other = withheld()
+    return (live[0], other) if player == 0 else (other, live[1])
+
+
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
     """Per task type, the values of the markers not yet drawn."""
     taken = Counter((task.type, task.value) for task in drawn)
