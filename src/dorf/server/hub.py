@@ -328,7 +328,8 @@ class Hub:
     def touch(self, game: Game) -> None:
         """A client used the game: it stays in memory a while longer."""
         game.used = time.monotonic()
-        self.games.move_to_end(game.id)
+        if self.games.get(game.id) is game:
+            self.games.move_to_end(game.id)
 
     def _idle(self, game: Game) -> bool:
         return not game.connections and not game.thinking and not game.lock.locked()
