@@ -347,7 +347,7 @@ def test_damaged_rows_mark_their_games_broken_and_the_server_starts(
 
 
 def test_pages_carry_a_content_security_policy(db: Path) -> None:
-    with served(db) as client:
+    with served(db, page_policy=True) as client:
         for path in ("/", "/game/abc", "/campaigns"):
             policy = client.get(path).headers["content-security-policy"]
             parts = dict(part.strip().split(" ", 1) for part in policy.split(";"))

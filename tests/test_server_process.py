@@ -66,6 +66,8 @@ def test_the_address_is_announced_once_the_server_answers(tmp_path: Path) -> Non
         base = _announced(process)
         with urllib.request.urlopen(base + "/api/health", timeout=10) as response:  # at once, no retry
             assert json.loads(response.read())["ok"] is True
+        with urllib.request.urlopen(base + "/", timeout=10) as response:  # dorf serve sends the policy
+            assert "script-src 'self'" in response.headers["Content-Security-Policy"]
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -137,10 +137,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def page(request: Request) -> FileResponse:
         headers = {
             "Cache-Control": "no-cache",
-            "Content-Security-Policy": page_policy(request.headers.get("host")),
             "Referrer-Policy": "no-referrer",
             "X-Content-Type-Options": "nosniff",
         }
+        if config.page_policy:
+            headers["Content-Security-Policy"] = page_policy(request.headers.get("host"))
         return FileResponse(root / "index.html", headers=headers)
 
     for path in (

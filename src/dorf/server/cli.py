@@ -157,6 +157,7 @@ def serve_main(args: argparse.Namespace) -> int:
         games_in_memory=args.games_in_memory,
         idle_seconds=args.idle_seconds,
         origins=(address.rstrip("/"),),
+        page_policy=True,
     )
 
     class Server(uvicorn.Server):

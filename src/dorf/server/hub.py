@@ -96,6 +96,10 @@ class ServerConfig:
     idle_seconds: float = 300.0
     #: The address the server was started with (``http://host:port``): an allowed Origin.
     origins: tuple[str, ...] = ()
+    #: Send the pages' Content-Security-Policy.  ``dorf serve`` does; an app made directly (the
+    #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
+    #: not unless asked.
+    page_policy: bool = False
 
 
 class Connection:
