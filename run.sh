@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install dorf into ./.venv (once) and run it.
-#   ./run.sh [serve ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
+#   ./run.sh [serve] [ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
+#                          (./run.sh --port 8765 serves on port 8765)
 #   ./run.sh play ARGS     install, then play in the terminal
 #   ./run.sh test          install with test tools and every extra (and Debian's chromium for the
 #                          browser tests, if missing), then lint, type-check and test; where a C
@@ -18,8 +19,13 @@ fi
 # Everything the test suite exercises: the test tools and every optional extra.
 TEST_EXTRAS=test,web,rl,openspiel,ray,plot
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
-command=${1:-serve}
-[ $# -gt 0 ] && shift
+# No command, or options only (./run.sh --port 8765): serve with them.
+if [ $# -eq 0 ] || [[ "$1" == -* ]]; then
+  command=serve
+else
+  command=$1
+  shift
+fi
 case "$command" in
   test)
     if ! command -v chromium >/dev/null && [ ! -x "${DORF_CHROMIUM:-/usr/bin/chromium}" ]; then

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from dorf.arguments import integer, positive
 from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
+from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, report_lines, search_player
 from dorf.rules.scoring import SCORERS
@@ -52,6 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--names", default=None, help="comma-separated player names (coop: sets --players; vs random: yours)"
     )
     play.add_argument("--seed", type=integer, default=None, help="seed of the shuffle (random if omitted)")
+    play.add_argument(
+        "--first",
+        type=positive,
+        default=1,
+        metavar="N",
+        help="who starts, by place in --names (default 1): the first player of the cooperative game, "
+        "the first to pick in the Head to Head draft, the first to place in the Duel",
+    )
+    play.add_argument(
+        "--practice",
+        action="store_true",
+        help="a practice game: undo allowed; its record says so and no campaign takes it",
+    )
     play.add_argument("--save", default=None, metavar="FILE", help="save the game record here at the end")
     play.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
@@ -77,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         "memory: bytes of the fullest play area",
     )
     bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
-    bench.add_argument("--seed", type=integer, default=1)
+    bench.add_argument("--seed", type=integer, default=1, help="seed of the first game (default 1)")
     bench.add_argument(
         "--compare",
         action="store_true",
@@ -105,6 +119,8 @@ def cmd_score(path: str, as_json: bool) -> int:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
             raise BoardError(f"not valid JSON: {exc}") from None
+        if isinstance(data, dict) and data.get("format") == RECORD_FORMAT:
+            raise BoardError(f"{path} is a {RECORD_FORMAT} file (a game record); use dorf replay {path}")
         mode, area = load_board(data)
     except BoardError as exc:
         print(f"dorf score: {exc}", file=sys.stderr)

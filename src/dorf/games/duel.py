@@ -13,7 +13,10 @@ gives the mutable :class:`DuelState`.
   remaining Double markers at random (rule 26).
 - **Turns**: both players place the revealed tile, each in their own area, in
   either order.  A player in whose area the tile fits nowhere sets it aside
-  (rule 10); the other still places it.
+  (rule 10); the other still places it.  The rules have both place at the same
+  time, so a placement stays unseen by the other player until they have placed
+  the tile too (:meth:`DuelState.pending`): their view shows the area as it was
+  before the turn.
 - **End**: when a landscape tile must be revealed and none is left.  The
   higher total wins; equal totals share the win (rule 27).
 
@@ -28,7 +31,9 @@ gives the mutable :class:`DuelState`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 from dorf.games.seat import (
     ACTIVE_TASKS,
@@ -36,8 +41,10 @@ from dorf.games.seat import (
     WAITING,
     IllegalDecision,
     Revealed,
+    area_of,
     check_markers,
     markers_unseen,
+    shown_areas,
     shuffle_stacks,
     unseen_tiles,
 )
@@ -66,11 +73,15 @@ class DuelTurn:
 
 @dataclass(frozen=True)
 class DuelView:
-    """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers."""
+    """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers.
+
+    While the other player has placed the revealed tile and this one has not, :attr:`areas`
+    shows the other's area as it was before the turn (built on first use, from ``withheld``).
+    """
 
     player: int
     to_move: tuple[int, ...]
-    areas: tuple[PlayArea, PlayArea]
+    live: tuple[PlayArea, PlayArea]
     revealed: Revealed | None
     turn: int
     landscapes_left: int
@@ -78,10 +89,16 @@ class DuelView:
     unseen: tuple[Tile, ...]
     markers_unseen: dict[str, tuple[int, ...]]
     doubles_unseen: tuple[tuple[str, str], ...]
+    withheld: Callable[[], PlayArea] | None = None
 
     @property
     def area(self) -> PlayArea:
-        return self.areas[self.player]
+        return self.live[self.player]
+
+    @cached_property
+    def areas(self) -> tuple[PlayArea, PlayArea]:
+        """Both areas as this player may see them."""
+        return shown_areas(self.live, self.player, self.withheld)
 
     def legal_placements(self) -> list[Placement]:
         if self.revealed is None or self.player not in self.to_move:
@@ -150,6 +167,19 @@ class DuelState:
         waiting = self.to_move()
         return waiting[0] if waiting else -1
 
+    def pending(self) -> tuple[int, ...]:
+        """The player (if any) who has placed the revealed tile while the other still has to:
+        that placement stays unseen by the other until they have placed the tile too."""
+        if not self.turns:
+            return ()
+        turn = self.turns[-1]
+        return tuple(p for p in (0, 1) if turn.placements[p] is not None and turn.waits_for(1 - p))
+
+    def area_before_turn(self, player: int) -> PlayArea:
+        """A copy of ``player``'s area as it was before the current turn."""
+        placed = [(t.revealed, t.placements[player]) for t in self.turns[:-1]]
+        return area_of((revealed, at) for revealed, at in placed if at is not None)
+
     def landscapes_left(self) -> int:
         return len(self._hidden.landscapes)
 
@@ -197,6 +227,7 @@ class DuelState:
         markers = markers_unseen(self.game.tileset, (task for task in drawn if task.type != DOUBLE))
         doubles = Counter(self.game.tileset.doubles)
         doubles.subtract((task.types[0], task.types[1]) for task in drawn if task.type == DOUBLE)
+        other = 1 - player
         return DuelView(
             player,
             self.to_move(),
@@ -208,6 +239,7 @@ class DuelState:
             unseen,
             markers,
             tuple(sorted(doubles.elements())),
+            partial(self.area_before_turn, other) if other in self.pending() else None,
         )
 
     # --- changing the game ----------------------------------------------------------

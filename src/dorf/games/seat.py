@@ -148,6 +148,27 @@ def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
     return tuple(tiles[i] for i in known[1] if i not in gone)
 
 
+def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
+    """A new play area with these tiles placed in order: what an area looked like before its
+    latest placement, for a view that may not show that placement yet."""
+    area = PlayArea()
+    for revealed, placement in placed:
+        tile = revealed.tile
+        area.push(tile.face, cell_of(*placement.at), placement.rot, flag=tile.flag, task=revealed.task)
+    return area
+
+
+def shown_areas(
+    live: tuple[PlayArea, PlayArea], player: int, withheld: Callable[[], PlayArea] | None
+) -> tuple[PlayArea, PlayArea]:
+    """Both areas as ``player`` may see them: the other's from ``withheld`` if it holds a
+    placement ``player`` may not see yet (else the live areas)."""
+    if withheld is None:
+        return live
+    other = withheld()
+    return (live[0], other) if player == 0 else (other, live[1])
+
+
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
     """Per task type, the values of the markers not yet drawn."""
     taken: dict[str, list[int]] = {}
