@@ -143,7 +143,8 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         state = self.game_state
         revealed = state.revealed
         face = revealed.tile.face if revealed else None
-        self._mask, self._outside = self.window.mask_and_outside(face, state.legal_moves())
+        moves = state.area.move_array(state.legal_moves())
+        self._mask, self._outside = self.window.mask_and_outside(face, moves)
 
     def _observe(self) -> Planes:
         return self.encoder.coop(self.game_state.view())
