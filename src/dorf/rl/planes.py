@@ -51,7 +51,9 @@ TERRITORIES = "FGV"
 #: Sizes, task values and open-edge counts are divided by this.
 SCALE = 10.0
 _LETTER = {letter: i for i, letter in enumerate(LETTERS)}
-_DIRECTIONS = np.arange(6)
+#: The planes of an area that each new tile marks: its tile, the frontier, and the first of its
+#: edge, open-edge and flag planes.
+_MARK_PLANES = ("tile", "frontier", f"edge:0:{LETTERS[0]}", "open:0", f"flag:{FLAG_LETTERS[0]}")
 
 
 def _area_names(prefix: str, n: int) -> list[tuple[str, float]]:
@@ -181,6 +183,15 @@ class Encoder:
         #: Per window index, its place in a flattened plane.
         self._spot: list[int] = (window.rows * side + window.cols).tolist()
         self._groups = {prefix: self._group_places(prefix) for prefix in self._task_planes}
+        #: Per area prefix, where its planes begin, and within its block the tile, frontier,
+        #: first edge, first open-edge and first flag planes.
+        self._bases = {
+            prefix: (
+                self.offset[f"{prefix}tile"],
+                *(self.offset[f"{prefix}{name}"] - self.offset[f"{prefix}tile"] for name in _MARK_PLANES),
+            )
+            for prefix in self._task_planes
+        }
         if mode == "head-to-head" and side * side < len(tileset.tiles):
             raise ValueError(
                 f"a window of radius {window.radius} is too small for the {len(tileset.tiles)} tile ids "
@@ -300,7 +311,7 @@ class Encoder:
             figures = np.frombuffer(raw, dtype=np.int32)
             marks.flat[targets[: marks.size]] = figures[sources[: marks.size]] / SCALE
         self._tasks(prefix, area, marks)
-        first = self.offset[f"{prefix}tile"]
+        first = self._bases[prefix][0]
         out[first : first + self._area_planes] = marks.block
 
     def _group_places(self, prefix: str) -> list[tuple[int, int, int]]:
@@ -348,9 +359,10 @@ class Encoder:
         """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
         key = (prefix, id(area))
         marks = self._cache.get(key)
-        at = self.offset
-        first = at[f"{prefix}tile"]
+        _, tile_plane, frontier, edge0, open0, flag0 = self._bases[prefix]
         cells = self.window.side**2
+        tile_plane *= cells
+        frontier *= cells
         spot = self._spot
         if marks is None or not marks.fits(area):
             if len(self._cache) >= _CACHED_AREAS:
@@ -358,16 +370,11 @@ class Encoder:
             marks = self._cache[key] = _Marks(area, self._area_planes, self.window)
             # An empty area's frontier is [0, 0].
             if not area.placed and ORIGIN in self.window:
-                marks.flat[(at[f"{prefix}frontier"] - first) * cells + spot[self.window.index[ORIGIN]]] = 1.0
+                marks.flat[frontier + spot[self.window.index[ORIGIN]]] = 1.0
         placed = area.placed
         if len(placed) > marks.count:
             flat = marks.flat
             index = self.window.index
-            tile_plane = (at[f"{prefix}tile"] - first) * cells
-            frontier = (at[f"{prefix}frontier"] - first) * cells
-            edge0 = at[f"{prefix}edge:0:{LETTERS[0]}"] - first
-            open0 = at[f"{prefix}open:0"] - first
-            flag0 = at[f"{prefix}flag:{FLAG_LETTERS[0]}"] - first
             stride = len(LETTERS)
             for number, tile in enumerate(placed[marks.count :], marks.count):
                 cell = cell_of(*tile.at)
