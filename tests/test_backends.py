@@ -47,6 +47,7 @@ from dorf.rules.tiles import TileSet
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason="the compiled backend is not built")
+AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
 T = TypeVar("T")
 
 
@@ -116,6 +117,7 @@ def readings(
     for face, task in rng.sample(faces, min(probes, len(faces))):
         moves = area.legal_moves(face, task)
         out[f"moves {face} {task}"] = moves
+        out[f"move_array {face} {task}"] = list(area.move_array(moves))
         out[f"has {face} {task}"] = area.has_legal_placement(face, task)
         out[f"placements {face} {task}"] = area.legal_placements(face, task)
         noise = [rng.random() for _ in moves]
@@ -320,6 +322,20 @@ def test_bad_faces_and_cells_are_refused_by_the_compiled_core_without_harm() -> 
     with pytest.raises(ValueError, match="off the grid"):
         area.push("MMMMMM", 0, 0)
     assert len(area) == 0 and area.legal_moves("MMMMMM") == on("pure", PlayArea).legal_moves("MMMMMM")
+    for bad in ((1, 2), [(1, 2, 3)], [[1, 2]], [("a", 0)]):
+        with pytest.raises(TypeError):
+            area.move_array(bad)  # type: ignore[arg-type]
+    with pytest.raises(OverflowError):
+        area.move_array([(2**40, 0)])
+    assert list(area.move_array([])) == [] and len(area) == 0
+
+
+def test_move_array_flattens_the_moves_on_both_backends() -> None:
+    moves = [(cell_of(0, 0), 0), (cell_of(2, -1), 5), (cell_of(-3, 4), 2)]
+    for name in AVAILABLE:
+        area = on(name, PlayArea)
+        flat = area.move_array(moves)
+        assert flat.typecode == "i" and list(flat) == [v for move in moves for v in move]
 
 
 # --- the build and the backends ------------------------------------------------------------

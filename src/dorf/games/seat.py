@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import compress
 from typing import NamedTuple
 
 from dorf.rules.area import COMPILED, IllegalPlacement, Placement, PlayArea, placement_at, placements_of
@@ -134,8 +135,8 @@ def _tile_key(tile: Tile) -> tuple[str, str, str, str]:
 _CANONICAL: dict[int, tuple[TileSet, tuple[int, ...]]] = {}
 
 
-def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
-    """The tiles of the set not yet revealed, in a canonical order (never the stacks')."""
+def _canonical(tileset: TileSet) -> tuple[int, ...]:
+    """The ids of the set's tiles in the canonical order of :func:`unseen_tiles` (kept per set)."""
     known = _CANONICAL.get(id(tileset))
     if known is None or known[0] is not tileset:
         if len(_CANONICAL) >= 16:
@@ -143,9 +144,14 @@ def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
         tiles = tileset.tiles
         order = tuple(sorted(range(len(tiles)), key=lambda i: _tile_key(tiles[i])))
         known = _CANONICAL[id(tileset)] = (tileset, order)
+    return known[1]
+
+
+def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
+    """The tiles of the set not yet revealed, in a canonical order (never the stacks')."""
     gone = set(seen)
     tiles = tileset.tiles
-    return tuple(tiles[i] for i in known[1] if i not in gone)
+    return tuple(tiles[i] for i in _canonical(tileset) if i not in gone)
 
 
 def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
@@ -182,6 +188,49 @@ def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tup
                 left.remove(value)
         out[kind] = tuple(left)
     return out
+
+
+class Unseen:
+    """What the turns of a seat have not revealed yet, for its views: :func:`unseen_tiles` of
+    the tiles revealed and :func:`markers_unseen` of the tasks drawn, the same values, kept from
+    one call to the next.  A call reads only the turns added since the last one (all of them
+    again if any of those was taken back)."""
+
+    def __init__(self, tileset: TileSet) -> None:
+        self.tileset = tileset
+        order = _canonical(tileset)
+        self._in_order = tuple(tileset.tiles[i] for i in order)
+        self._position = {tile_id: position for position, tile_id in enumerate(order)}
+        self._start()
+
+    def _start(self) -> None:
+        self._present = bytearray(b"\x01") * len(self._in_order)
+        self._left = {kind: sorted(values) for kind, values in sorted(self.tileset.markers.items())}
+        self._count = 0
+        self._last: Turn | None = None
+        self._tiles: tuple[Tile, ...] | None = None
+
+    def read(self, turns: list[Turn]) -> tuple[tuple[Tile, ...], dict[str, tuple[int, ...]]]:
+        """The tiles not revealed in ``turns`` (canonical order) and, per task type, the values
+        of the markers not drawn in them (a new dict each call)."""
+        count = self._count
+        if count > len(turns) or (count and turns[count - 1] is not self._last):
+            self._start()  # turns were taken back
+            count = 0
+        if count < len(turns):
+            present, position, left = self._present, self._position, self._left
+            for turn in turns[count:]:
+                revealed = turn.revealed
+                present[position[revealed.tile_id]] = 0
+                task = revealed.task
+                if task is not None and task.value in left.get(task.type, ()):
+                    left[task.type].remove(task.value)
+            self._count = len(turns)
+            self._last = turns[-1]
+            self._tiles = None
+        if self._tiles is None:
+            self._tiles = tuple(compress(self._in_order, self._present))
+        return self._tiles, {kind: tuple(values) for kind, values in self._left.items()}
 
 
 class Seat:

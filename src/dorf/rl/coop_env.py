@@ -73,6 +73,8 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         self._state: CoopState | None = None
         self._mask: Mask = np.zeros(self.window.actions, dtype=np.int8)
         self._outside = 0
+        #: How many legal moves are inside the window (0: the mask is empty).
+        self._inside = 0
         self._score = 0
         self._game_seed = 0
 
@@ -118,7 +120,7 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         self._score = score
         self._update_mask()
         terminated = state.is_over
-        truncated = not terminated and not self._mask.any()
+        truncated = not terminated and self._inside == 0
         return self._observe(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
@@ -143,7 +145,9 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         state = self.game_state
         revealed = state.revealed
         face = revealed.tile.face if revealed else None
-        self._mask, self._outside = self.window.mask_and_outside(face, state.legal_moves())
+        moves = state.area.move_array(state.legal_moves())
+        self._mask, self._outside = self.window.mask_and_outside(face, moves)
+        self._inside = len(moves) // 2 - self._outside
 
     def _observe(self) -> Planes:
         return self.encoder.coop(self.game_state.view())

@@ -37,9 +37,11 @@ turn without an action in the measurements of docs/rl.md.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from functools import cache
 from itertools import chain
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +54,8 @@ DEFAULT_RADIUS = 10
 ROTATIONS = 6
 
 Mask = npt.NDArray[np.int8]
+#: Legal moves: ``(cell, rotation)`` pairs, or one flat array of them (cell, rotation, ...).
+Moves: TypeAlias = "Iterable[tuple[int, int]] | array[int]"
 
 
 @cache
@@ -149,17 +153,20 @@ class Window:
         cell, rot = self.decode(action)
         return cell, rotation_classes(face)[rot]
 
-    def mask(self, face: str | None, moves: Iterable[tuple[int, int]], out: Mask | None = None) -> Mask:
+    def mask(self, face: str | None, moves: Moves, out: Mask | None = None) -> Mask:
         """1 for every action that places ``face`` legally: each move from the enumerator
-        inside the window, with every rotation equivalent to it."""
+        inside the window, with every rotation equivalent to it.
+
+        ``moves`` are ``(cell, rotation)`` pairs, or the same as one flat array
+        (:meth:`dorf.rules.area.PlayArea.move_array`, the fast form)."""
         return self.mask_and_outside(face, moves, out)[0]
 
-    def mask_and_outside(
-        self, face: str | None, moves: Iterable[tuple[int, int]], out: Mask | None = None
-    ) -> tuple[Mask, int]:
+    def mask_and_outside(self, face: str | None, moves: Moves, out: Mask | None = None) -> tuple[Mask, int]:
         """:meth:`mask`, and how many of ``moves`` lie outside the window (:meth:`outside`)."""
         mask = np.zeros(self.actions, dtype=np.int8) if out is None else out
-        flat = np.fromiter(chain.from_iterable(moves), dtype=np.intp)
+        if not isinstance(moves, array):
+            moves = array("i", chain.from_iterable(moves))
+        flat = np.frombuffer(moves, dtype=np.int32)
         where = self.lookup[flat[0::2]]
         inside = where >= 0
         outside = len(where) - int(np.count_nonzero(inside))

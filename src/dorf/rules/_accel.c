@@ -1893,6 +1893,46 @@ Area_tile_figures(Area *self, PyObject *Py_UNUSED(ignored))
     return result;
 }
 
+/* move_array(moves): a list of (cell, rotation) pairs, as legal_moves gives them, as one
+   flat array('i'): cell, rotation, cell, rotation, ... (see area.py). */
+static PyObject *
+Area_move_array(Area *self, PyObject *moves)
+{
+    if (!PyList_Check(moves)) {
+        PyErr_SetString(PyExc_TypeError, "move_array expects a list of (cell, rotation) pairs");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(moves);
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, 2 * n * (Py_ssize_t)sizeof(int32_t));
+    if (bytes == NULL)
+        return NULL;
+    int32_t *out = (int32_t *)PyBytes_AS_STRING(bytes);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *move = PyList_GET_ITEM(moves, i);
+        if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 2) {
+            PyErr_SetString(PyExc_TypeError, "move_array expects a list of (cell, rotation) pairs");
+            Py_DECREF(bytes);
+            return NULL;
+        }
+        for (int j = 0; j < 2; j++) {
+            long value = PyLong_AsLong(PyTuple_GET_ITEM(move, j));
+            if (value == -1 && PyErr_Occurred()) {
+                Py_DECREF(bytes);
+                return NULL;
+            }
+            if (value < INT32_MIN || value > INT32_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "a move's cell or rotation does not fit an int");
+                Py_DECREF(bytes);
+                return NULL;
+            }
+            *out++ = (int32_t)value;
+        }
+    }
+    PyObject *result = PyObject_CallFunction(ArrayType, "sO", "i", bytes);
+    Py_DECREF(bytes);
+    return result;
+}
+
 static PyObject *
 Area_get_active(Area *self, void *closure)
 {
@@ -1937,6 +1977,7 @@ static PyMethodDef Area_methods[] = {
     {"last_changes", (PyCFunction)Area_last_changes, METH_NOARGS, NULL},
     {"contact_values", (PyCFunction)(void (*)(void))Area_contact_values, METH_FASTCALL, NULL},
     {"tile_figures", (PyCFunction)Area_tile_figures, METH_NOARGS, NULL},
+    {"move_array", (PyCFunction)Area_move_array, METH_O, NULL},
     {"flag_figures", (PyCFunction)Area_flag_figures, METH_NOARGS, NULL},
     {"_edges", (PyCFunction)Area_edges, METH_O, NULL},
     {"_in_frontier", (PyCFunction)Area_in_frontier, METH_O, NULL},

@@ -29,7 +29,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from itertools import product
+from itertools import chain, product
 from typing import NamedTuple
 
 from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
@@ -433,6 +433,12 @@ class PlayArea:
                 root = self._root(cell, index)
                 out.extend((self._size[root], self._open[root]) if root >= 0 else (-1, -1))
         return out
+
+    def move_array(self, moves: list[tuple[int, int]]) -> array[int]:
+        """``moves`` (``(cell, rotation)`` pairs, as :meth:`legal_moves` gives them) as one flat
+        array: cell, rotation, cell, rotation, ...  For readers of every move at once (the
+        action masks of :mod:`dorf.rl`)."""
+        return array("i", chain.from_iterable(moves))
 
     def contacts(self, face: str, cell: int, k: int) -> tuple[int, int]:
         """For ``face`` turned ``k`` at empty ``cell``: how many of its edges would meet an edge that
