@@ -120,3 +120,8 @@ export function progressText(task) {
 export function put(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
+
+/** "1 mountain", "2 mountains": a count and its noun. */
+export function plural(count, noun, many = `${noun}s`) {
+  return `${count} ${count === 1 ? noun : many}`;
+}
