@@ -1,0 +1,345 @@
+"""The pictures in ``docs/screenshots/``, made from seeded games: ``python -m dorf.server.screenshots``.
+
+It starts the server in this process on a free loopback port with a fresh
+database, plays seeded games through the HTTP API (the people's seats move as
+the ``greedy`` computer player would, so the landscapes look played), opens
+each in Debian's Chromium through Playwright and saves:
+
+- ``solo-finished.png``: a finished solo game of the Board Game (1400 x 900);
+- ``duel.png``: a Duel against the computer in progress, both areas side by side,
+  a cell chosen with its preview (1400 x 900);
+- ``head-to-head-draft.png``: the Head to Head draft (1400 x 900);
+- ``phone.png``: a solo game on a phone (390 x 844, touch), a cell tapped once;
+- ``phone-duel.png``: the Duel on a phone, with its tabs and the bottom bar.
+
+The PNGs are reduced to a palette of 256 colours when Pillow is installed
+(``pip install pillow``, or the ``plot`` extra), which keeps them small.
+Needs the ``web`` extra, Playwright (``pip install playwright``) and Chromium
+(``apt-get install chromium``, or ``$DORF_CHROMIUM``). ``--out DIR`` writes
+elsewhere; ``--only NAME`` makes one picture.
+
+The browser tests start their server with :func:`running_server` and their
+Chromium with :data:`CHROMIUM_ARGS` and :func:`chromium_path`, as here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+#: How the browser tests and this script run Chromium: headless, quiet, nothing downloaded.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+]
+WIDE = {"width": 1400, "height": 900}
+PHONE = {"width": 390, "height": 844}
+#: The seeds of the pictured games.
+SEEDS = {"solo": 12, "duel": 5, "head-to-head": 3, "phone": 8}
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (or ``$DORF_CHROMIUM``), or None when there is none."""
+    path = os.environ.get("DORF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return path if Path(path).exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class LocalServer:
+    """A server running in a thread of this process: its address and its app."""
+
+    def __init__(self, url: str, app: Any) -> None:
+        self.url = url
+        self.app = app
+
+    def record(self, game_id: str) -> dict[str, Any]:
+        """The record of a game so far, as the server holds it."""
+        record: dict[str, Any] = self.app.state.hub.get(game_id).record()
+        return record
+
+
+def with_headers(app: Any, headers: dict[str, str]) -> Any:
+    """The ASGI app ``app`` adding ``headers`` to every HTTP answer (a test's stricter policy)."""
+    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        async def send_with(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await app(scope, receive, send_with if scope["type"] == "http" else send)
+
+    return wrapped
+
+
+@contextmanager
+def running_server(
+    db: Path, ai_delay: float = 0.05, port: int | None = None, headers: dict[str, str] | None = None
+) -> Iterator[LocalServer]:
+    """``dorf serve`` on a loopback port (a free one unless given) in a thread of this process;
+    ``headers`` are added to every HTTP answer."""
+    import uvicorn
+
+    from dorf.server.app import TRANSPORT_LIMIT, create_app
+    from dorf.server.hub import ServerConfig
+
+    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay))
+    port = port or free_port()
+    served = with_headers(app, headers) if headers else app
+    config = uvicorn.Config(
+        served, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    try:
+        yield LocalServer(f"http://127.0.0.1:{port}", app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _call(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+class Table:
+    """A game on the server, its people's seats moved through the API as a computer player would."""
+
+    def __init__(self, server: LocalServer, mode: str, seed: int, seats: list[dict[str, Any]]) -> None:
+        self.server = server
+        self.base = base = server.url
+        made = _call("POST", f"{base}/api/games", {"mode": mode, "seed": seed, "seats": seats})
+        self.id: str = made["id"]
+        self.tokens: dict[int, str] = {int(seat): token for seat, token in made["tokens"].items()}
+
+    def state(self) -> dict[str, Any]:
+        game: dict[str, Any] = _call("GET", f"{self.base}/api/games/{self.id}")
+        return game
+
+    def page_url(self) -> str:
+        return f"{self.base}/game/{self.id}#t={','.join(self.tokens.values())}"
+
+    def wait(self, ready: Callable[[dict[str, Any]], bool], limit: float = 120) -> dict[str, Any]:
+        deadline = time.monotonic() + limit
+        while True:
+            game = self.state()
+            if ready(game):
+                return game
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"game {self.id} did not get there in {limit} s")
+            time.sleep(0.05)
+
+    def my_turn(self) -> dict[str, Any]:
+        """Wait until one of this table's people must decide (or the game is over)."""
+        return self.wait(lambda g: g["over"] or any(s in self.tokens for s in g["waiting"]))
+
+    def suggestion(self, seat: int) -> dict[str, Any]:
+        """What the greedy player would do for ``seat`` now (it sees that seat's view only)."""
+        from dorf.server.thinking import think
+
+        return think(self.server.record(self.id), seat, "greedy", 1)
+
+    def play(self, moves: int) -> None:
+        """Make ``moves`` decisions for this table's people, as the greedy player would."""
+        for _ in range(moves):
+            game = self.my_turn()
+            if game["over"]:
+                return
+            seat = next(s for s in game["waiting"] if s in self.tokens)
+            decision = self.suggestion(seat)
+            _call(
+                "POST",
+                f"{self.base}/api/games/{self.id}/move",
+                {"token": self.tokens[seat], "seat": seat, **decision},
+            )
+
+    def play_out(self) -> None:
+        while not self.state()["over"]:
+            self.play(1)
+
+
+def _optimise(path: Path) -> None:
+    """A palette of 256 colours (octree: it keeps the few blues of rivers): a fifth of the size."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(
+            colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        )
+    small.save(path, optimize=True)
+
+
+def _settle(page: Any) -> None:
+    """Let animations end and the fonts load before the picture is taken."""
+    page.wait_for_timeout(400)
+
+
+def choose_cell(page: Any, table: Table, seat: int, tap: bool = False) -> None:
+    """Choose, in the page, the cell the greedy player would take: the ghost and the preview show."""
+    page.locator(".legal-cell").first.wait_for()
+    q, r = table.suggestion(seat)["at"]
+    cell = page.locator(f'.legal-cell[data-at="{q},{r}"]')
+    if tap:
+        cell.tap()
+        page.locator("#bar-text", has_text="→").wait_for()
+    else:
+        cell.click()
+        page.locator(".card-preview .score-delta").wait_for()
+        page.mouse.move(5, 5)  # the chosen cell stays; the pointer leaves the board
+
+
+ANN = {"kind": "here", "name": "Ann"}
+BOB = {"kind": "computer", "name": "Bob", "player": "greedy"}
+
+
+def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "coop", SEEDS["solo"], [ANN])
+    table.play_out()
+    page = open_page(table, WIDE)
+    page.locator("#score-pad").wait_for()
+    page.locator("#pad-close").click()
+    return page
+
+
+def duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "duel", SEEDS["duel"], [ANN, BOB])
+    table.play(14)
+    table.my_turn()
+    page = open_page(table, WIDE)
+    choose_cell(page, table, 0)
+    return page
+
+
+def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], [ANN, BOB])
+    table.play(4)
+    table.my_turn()
+    page = open_page(table, WIDE)
+    page.locator("#draft-pool button.pool-tile").nth(5).hover()
+    return page
+
+
+def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "coop", SEEDS["phone"], [ANN])
+    table.play(16)
+    page = open_page(table, PHONE, touch=True)
+    choose_cell(page, table, 0, tap=True)
+    return page
+
+
+def phone_duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "duel", SEEDS["duel"] + 1, [ANN, BOB])
+    table.play(10)
+    table.my_turn()
+    page = open_page(table, PHONE, touch=True)
+    choose_cell(page, table, 0, tap=True)
+    return page
+
+
+#: Each picture: its file name and how the page is brought there.
+SHOTS: dict[str, Callable[[LocalServer, Callable[..., Any]], Any]] = {
+    "solo-finished": solo_finished,
+    "duel": duel,
+    "head-to-head-draft": head_to_head_draft,
+    "phone": phone,
+    "phone-duel": phone_duel,
+}
+
+
+def shoot(out: Path, only: str | None = None) -> list[Path]:
+    """Make the pictures (or the one named ``only``); returns the files written."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = chromium_path()
+    if chromium is None:
+        raise SystemExit("screenshots: no chromium (apt-get install chromium, or set DORF_CHROMIUM)")
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        running_server(Path(tmp) / "dorf.sqlite3", ai_delay=0) as server,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+
+        def open_page(table: Table, viewport: Any, touch: bool = False) -> Any:
+            context = browser.new_context(
+                viewport=viewport, has_touch=touch, is_mobile=touch, reduced_motion="reduce"
+            )
+            context.set_default_timeout(60_000)
+            page = context.new_page()
+            page.goto(table.page_url())
+            return page
+
+        for name, make in SHOTS.items():
+            if only not in (None, name):
+                continue
+            page = make(server, open_page)
+            _settle(page)
+            target = out / f"{name}.png"
+            page.screenshot(path=str(target))
+            page.context.close()
+            _optimise(target)
+            written.append(target)
+            print(f"{target}  {target.stat().st_size // 1024} KB")
+        browser.close()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dorf.server.screenshots", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("docs/screenshots"), help="folder (default docs/screenshots)"
+    )
+    parser.add_argument(
+        "--only", choices=["solo-finished", "duel", "head-to-head-draft", "phone", "phone-duel"]
+    )
+    args = parser.parse_args(argv)
+    shoot(args.out, args.only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
