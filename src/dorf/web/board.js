@@ -353,8 +353,8 @@ export class Board {
       html += `<polygon class="fx-cell" points="${hexPoints(S - 4, cx, cy)}"/>`;
     }
     const k = Math.max(1, 0.8 / this.view.k);
-    html += `<g transform="${at(x, y)} scale(${k.toFixed(2)})"><circle class="fx-ring" r="22"/>`;
-    html += `<text class="fx-text" y="-26" text-anchor="middle">${text}</text></g>`;
+    html += `<g transform="${at(x, y)} scale(${k.toFixed(2)})"><circle class="fx-glow" r="30"/><circle class="fx-ring" r="26"/>`;
+    html += `<text class="fx-text" y="-30" text-anchor="middle">${text}</text></g>`;
     g.innerHTML = html;
     this.layers.fx.appendChild(g);
     setTimeout(() => g.remove(), reducedMotion() ? 1600 : 1300);
