@@ -377,3 +377,77 @@ def test_a_broken_game_is_shown_with_its_reason(tmp_path: Path, pages: Pages) ->
         page.locator("ul.games small.bad").wait_for()
     pages.errors[:] = [e for e in pages.errors if "status of 410" not in e]
     assert not pages.errors, pages.errors
+
+
+def test_markers_stay_readable_zoomed_out_and_say_what_they_are(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 5, "seats": [{"kind": "here", "name": "Ann"}]})
+    page = open_game(pages, server_url, made)
+    for _ in range(3):  # three task tiles come first: three markers on the board
+        page.locator(".legal-cell").first.wait_for()
+        old = version(page)
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+    page.locator(".legal-cell").first.wait_for()
+    sizes = page.evaluate(
+        "[...document.querySelectorAll('.marks .task-marker')].map((m) => m.getBoundingClientRect().width)"
+    )
+    assert len(sizes) == 3 and min(sizes) >= 24, sizes
+    for _ in range(12):
+        page.keyboard.press("-")
+    page.wait_for_function("document.querySelector('svg.board').classList.contains('compact')")
+    dots = page.evaluate(
+        "[...document.querySelectorAll('.marks .task-marker .dot')]"
+        ".map((d) => d.getBoundingClientRect().width)"
+    )
+    assert len(dots) == 3 and min(dots) >= 14, dots
+    tile = page.evaluate("document.querySelector('.ground > g').dataset.at")
+    box = page.locator(f'.ground > g[data-at="{tile}"]').bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tip = page.locator(".board-tip")
+    tip.wait_for()
+    assert re.search(r"\d+ of \d+ tiles", tip.inner_text()), tip.inner_text()
+    assert not pages.errors, pages.errors
+
+
+def test_a_placed_tile_settles_unless_motion_is_reduced(server_url: str, browser: Any, pages: Pages) -> None:
+    moved = []
+    for reduced in (False, True):
+        made = create(server_url, {"mode": "coop", "seed": 7, "seats": [{"kind": "here"}]})
+        page = pages.wide()
+        page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
+        page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+        page.locator(".legal-cell").first.wait_for()
+        page.evaluate(
+            """() => { window.moves = 0;
+                new MutationObserver((changes) => { window.moves += changes.length; })
+                .observe(document.querySelector('.ground'),
+                         { attributes: true, subtree: true, attributeFilter: ['transform'] }); }"""
+        )
+        old = version(page)
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+        page.wait_for_timeout(300)
+        moved.append(page.evaluate("window.moves"))
+        assert page.locator(".ground [transform]").count() == 0  # settled: nothing left askew
+    assert moved[0] > 0 and moved[1] == 0, moved
+    assert not pages.errors, pages.errors
+
+
+def test_the_hint_button_chooses_a_cell_or_says_why_not(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 3, "practice": True, "seats": [{"kind": "here"}]})
+    page = open_game(pages, server_url, made)
+    page.locator(".legal-cell").first.wait_for()
+    page.locator("#hint-button").click()
+    hint = page.locator("#hint-text")
+    hint.wait_for()
+    if "bad" in (hint.get_attribute("class") or ""):
+        assert "not available" in hint.inner_text() or hint.inner_text().strip()
+    else:
+        page.locator(".ghost.selected").wait_for()
+        page.locator("#place-button").wait_for()
+        old = version(page)
+        page.locator("#place-button").click()
+        wait_version_after(page, old)
+    assert not pages.errors, pages.errors

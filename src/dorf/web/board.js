@@ -47,7 +47,6 @@ export class Board {
     this.legal = new Map();
     this.info = new Map();
     this.drawnKey = null;
-    this.lastKey = null;
     this.lastHover = null;
     this.marks = [];
     this._pointers = new Map();
@@ -240,12 +239,10 @@ export class Board {
       this.drawnKey = key;
       this._drawTiles(area, tasks, opts);
     }
-    const lastKey = area.last ? `${area.last}|${area.tiles.length}` : null;
-    if (lastKey !== this.lastKey) {
-      const grew = this.lastKey !== null && area.tiles.length > Number(this.lastKey.split("|")[1]);
-      this.lastKey = lastKey;
-      if (area.last && grew && opts.animate !== false) this.settle(area.last);
-    }
+    // A tile placed since the last drawing settles (not the tiles already there when the page opens).
+    const grew = this.tileCount !== undefined && area.tiles.length > this.tileCount;
+    this.tileCount = area.tiles.length;
+    if (area.last && grew && opts.animate !== false) this.settle(area.last);
     this.legal = legal || new Map();
     let lhtml = "";
     const cells = area.tiles.map((t) => t.at);
@@ -256,9 +253,9 @@ export class Board {
       cells.push([q, r]);
     }
     this.layers.legal.innerHTML = lhtml;
-    const grew = cells.length !== this.cells.length;
+    const spread = cells.length !== this.cells.length;
     this.cells = cells;
-    if (!this.fitted || (grew && opts.follow && !this.allVisible())) this.fit();
+    if (!this.fitted || (spread && opts.follow && !this.allVisible())) this.fit();
   }
 
   /**
