@@ -121,3 +121,23 @@ def pages(browser: Any, request: pytest.FixtureRequest) -> Iterator[Pages]:
                 print(f"screenshot: {target}")
     for context in opened.contexts:
         context.close()
+
+
+def version(page: Any) -> int:
+    """The version of the game the page shows (it counts the game's changes)."""
+    return int(page.evaluate("document.body.dataset.version || '-1'"))
+
+
+def wait_version_after(page: Any, old: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
+
+
+def start_from_lobby(page: Any, server_url: str, mode: str = "", names: tuple[str, ...] = ()) -> None:
+    """Start a game on the front page: the mode's card (by its name), the players' names."""
+    page.goto(server_url + "/")
+    if mode:
+        page.locator("label.mode", has_text=mode).click()
+    for i, name in enumerate(names):
+        page.locator(".seat-name").nth(i).fill(name)
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))

@@ -7,17 +7,9 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Pages
+from conftest import Pages, start_from_lobby, version, wait_version_after
 
 pytestmark = pytest.mark.slow
-
-
-def version(page: Any) -> int:
-    return int(page.evaluate("document.body.dataset.version || '-1'"))
-
-
-def wait_version_after(page: Any, old: int) -> None:
-    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
 
 
 def place_by_clicking(page: Any, rng: random.Random) -> None:
@@ -129,10 +121,7 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
 
 def test_head_to_head_draft_against_the_computer(server_url: str, pages: Pages) -> None:
     page = pages.new()
-    page.goto(server_url + "/")
-    page.locator("label.mode", has_text="Head to Head").click()
-    page.locator("#start").click()
-    page.wait_for_url(re.compile(r"/game/"))
+    start_from_lobby(page, server_url, "Head to Head")
     for _ in range(3):
         page.wait_for_function("document.body.dataset.mine === '1'")
         old = version(page)
@@ -168,9 +157,7 @@ def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages:
 
 def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
     page = pages.new()
-    page.goto(server_url + "/")
-    page.locator("#start").click()
-    page.wait_for_url(re.compile(r"/game/"))
+    start_from_lobby(page, server_url)
     page.locator(".legal-cell").first.wait_for()
     for _ in range(4):
         old = version(page)

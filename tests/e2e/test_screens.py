@@ -12,19 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import PHONE, WIDE, Pages
+from conftest import PHONE, WIDE, Pages, start_from_lobby, version, wait_version_after
 
 from dorf.server.screenshots import free_port, running_server
 
 pytestmark = pytest.mark.slow
-
-
-def version(page: Any) -> int:
-    return int(page.evaluate("document.body.dataset.version || '-1'"))
-
-
-def wait_version_after(page: Any, old: int) -> None:
-    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
 
 
 def no_sideways_scroll(page: Any) -> None:
@@ -177,12 +169,7 @@ def test_a_whole_solo_game_on_a_phone_with_taps_only(server_url: str, pages: Pag
 
 def test_a_duel_against_the_computer_on_a_wide_screen_shows_both_areas(server_url: str, pages: Pages) -> None:
     page = pages.wide()
-    page.goto(server_url + "/")
-    page.locator("label.mode", has_text="The Duel").click()
-    page.locator(".seat-name").nth(0).fill("Ann")
-    page.locator(".seat-name").nth(1).fill("Bob")
-    page.locator("#start").click()
-    page.wait_for_url(re.compile(r"/game/"))
+    start_from_lobby(page, server_url, "The Duel", ("Ann", "Bob"))
     page.locator(".legal-cell").first.wait_for()
     assert not page.locator(".area-tabs").is_visible()  # no tabs: both areas are on the screen
     rng = random.Random(8)
