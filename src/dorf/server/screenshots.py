@@ -9,6 +9,7 @@ each in Debian's Chromium through Playwright and saves:
 - ``duel.png``: a Duel against the computer in progress, both areas side by side,
   a cell chosen with its preview (1400 x 900);
 - ``head-to-head-draft.png``: the Head to Head draft (1400 x 900);
+- ``head-to-head.png``: Head to Head after the draft, lakes and mountains laid (1400 x 900);
 - ``phone.png``: a solo game on a phone (390 x 844, touch), a cell tapped once;
 - ``phone-duel.png``: the Duel on a phone, with its tabs and the bottom bar.
 
@@ -259,6 +260,15 @@ def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any]) -> An
     return page
 
 
+def head_to_head(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], [ANN, BOB])
+    table.play(40)
+    table.my_turn()
+    page = open_page(table, WIDE)
+    choose_cell(page, table, 0)
+    return page
+
+
 def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
     table = Table(server, "coop", SEEDS["phone"], [ANN])
     table.play(16)
@@ -281,6 +291,7 @@ SHOTS: dict[str, Callable[[LocalServer, Callable[..., Any]], Any]] = {
     "solo-finished": solo_finished,
     "duel": duel,
     "head-to-head-draft": head_to_head_draft,
+    "head-to-head": head_to_head,
     "phone": phone,
     "phone-duel": phone_duel,
 }
@@ -333,9 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("docs/screenshots"), help="folder (default docs/screenshots)"
     )
-    parser.add_argument(
-        "--only", choices=["solo-finished", "duel", "head-to-head-draft", "phone", "phone-duel"]
-    )
+    parser.add_argument("--only", choices=list(SHOTS), help="make this picture only")
     args = parser.parse_args(argv)
     shoot(args.out, args.only)
     return 0
