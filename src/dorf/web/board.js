@@ -424,6 +424,8 @@ export class Board {
     const top = sy - rect.top - h - 18 * Math.max(1, this.view.k) < 4 ? sy - rect.top + 22 : sy - rect.top - h - 18;
     this.tip.style.left = `${left}px`;
     this.tip.style.top = `${Math.max(4, top)}px`;
+    clearTimeout(this.tipTimer);
+    this.tipTimer = setTimeout(() => this.hideTip(), 5000);
   }
 
   hideTip() {

@@ -793,7 +793,8 @@ class GameController {
     else if (me === null) {
       const others = game.waiting.filter((s) => !this.you.seats.includes(s)).map((s) => game.seats[s].name);
       text = others.length ? `${others.join(" and ")} ${others.length > 1 ? "are" : "is"} placing ${game.mode === "head-to-head" ? "their" : "this"} tile` : "Waiting…";
-    } else if (this.hint && this.selected) text = this.hint.text;
+    } else if (this.focus !== this.areaOf(me) && !media(WIDE)) text = `Your turn: back to ${game.seats[me].name}'s area`;
+    else if (this.hint && this.selected) text = this.hint.text;
     else if (shown && shown.result) {
       const d = shown.result.score[1] - shown.result.score[0];
       const bits = [`${d >= 0 ? "+" : ""}${d} → ${shown.result.score[1]}`];
