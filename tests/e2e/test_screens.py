@@ -438,3 +438,35 @@ def test_the_hint_button_chooses_a_cell_or_says_why_not(server_url: str, pages: 
         page.locator("#place-button").click()
         wait_version_after(page, old)
     assert not pages.errors, pages.errors
+
+
+def test_one_finger_pans_and_two_fingers_zoom_the_board(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 4, "seats": [{"kind": "here"}]})
+    page = open_game(pages, server_url, made, phone=True)
+    page.locator(".legal-cell").first.wait_for()
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, points: list[tuple[float, float]]) -> None:
+        cdp.send(
+            "Input.dispatchTouchEvent",
+            {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]},
+        )
+
+    def view() -> list[float]:
+        transform = page.locator("svg.board > g").get_attribute("transform")
+        return [float(n) for n in re.findall(r"-?[\d.]+", transform)]
+
+    x0, y0, k0 = view()
+    touch("touchStart", [(200, 400)])
+    for step in range(1, 6):
+        touch("touchMove", [(200 + 12 * step, 400 + 8 * step)])
+    touch("touchEnd", [])
+    x1, y1, k1 = view()
+    assert (round(x1 - x0), round(y1 - y0), k1) == (60, 40, k0)  # dragged 60 x 40 px, same zoom
+    touch("touchStart", [(150, 400), (250, 400)])
+    for step in range(1, 6):
+        touch("touchMove", [(150 - 10 * step, 400), (250 + 10 * step, 400)])
+    touch("touchEnd", [])
+    assert view()[2] == pytest.approx(k1 * 2, rel=0.05)  # fingers twice as far apart: twice the zoom
+    assert version(page) == 0  # neither gesture placed anything
+    assert not pages.errors, pages.errors
