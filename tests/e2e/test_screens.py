@@ -33,7 +33,7 @@ def inside_viewport(page: Any, selector: str) -> None:
 
 
 def tappable_cells(page: Any) -> list[list[float]]:
-    """The centres of the highlighted cells a finger can reach: on screen and not under a button."""
+    """The centres of the highlighted cells a finger (or mouse) can reach: on screen, under no button."""
     found = page.wait_for_function(
         """() => { const points = [...document.querySelectorAll('.area-pane.acting .legal-cell')]
             .map((cell) => { const r = cell.getBoundingClientRect();
@@ -183,12 +183,12 @@ def test_a_duel_against_the_computer_on_a_wide_screen_shows_both_areas(server_ur
         page.wait_for_function("document.body.dataset.mine === '1' || document.body.dataset.over === '1'")
         if page.evaluate("document.body.dataset.over") == "1":
             break
-        cells = page.locator('.area-pane[data-area="0"] .legal-cell')
-        cell = cells.nth(rng.randrange(cells.count()))
+        cells = tappable_cells(page)
+        x, y = cells[rng.randrange(len(cells))]
         old = version(page)
-        cell.click()
+        page.mouse.click(x, y)
         page.locator(".card-preview .score-delta").wait_for()
-        cell.click()
+        page.mouse.click(x, y)
         wait_version_after(page, old)
         turns += 1
         assert turns < 100

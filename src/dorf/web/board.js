@@ -126,6 +126,7 @@ export class Board {
           this.view.x = start.vx + dx;
           this.view.y = start.vy + dy;
           this.fitted = true;
+          this.touched = true;
           this._apply();
           this.hideTip();
           svg.classList.add("panning");
@@ -187,6 +188,7 @@ export class Board {
     this.view.x = cx - rect.left - rect.width / 2 - wx * k;
     this.view.y = cy - rect.top - rect.height / 2 - wy * k;
     this.fitted = true;
+    this.touched = true;
     this.hideTip();
     this._apply();
   }
@@ -195,6 +197,7 @@ export class Board {
     this.view.x += dx;
     this.view.y += dy;
     this.fitted = true;
+    this.touched = true;
     this._apply();
   }
 
@@ -217,6 +220,7 @@ export class Board {
     const midX = (minX + maxX) / 2, midY = (minY + maxY) / 2;
     this.view = { k, x: (left - right) / 2 - midX * k, y: (top - bottom) / 2 - midY * k };
     if (this.size.w) this.fitted = true;
+    this.touched = false;
     this._apply();
   }
 
@@ -225,6 +229,7 @@ export class Board {
     this.view.x = -x * this.view.k;
     this.view.y = -y * this.view.k;
     this.fitted = true;
+    this.touched = true;
     this._apply();
   }
 
@@ -253,9 +258,17 @@ export class Board {
       cells.push([q, r]);
     }
     this.layers.legal.innerHTML = lhtml;
-    const spread = cells.length !== this.cells.length;
+    const moved = JSON.stringify(cells) !== JSON.stringify(this.cells);
     this.cells = cells;
-    if (!this.fitted || (spread && opts.follow && !this.allVisible())) this.fit();
+    // Follow the game: keep every tile and highlighted cell in view, unless the player moved the
+    // view themselves; then refit only when none of the highlighted cells is left in view.
+    if (!this.fitted) this.fit();
+    else if (moved && opts.follow && (this.touched ? this.legal.size && !this.anyLegalVisible() : !this.allVisible())) this.fit();
+  }
+
+  /** Whether some highlighted cell is inside the view. */
+  anyLegalVisible() {
+    return [...this.legal.keys()].some((key) => this._inView(...key.split(",").map(Number)));
   }
 
   /**
@@ -359,15 +372,17 @@ export class Board {
 
   /** Whether every tile and legal cell is inside the view. */
   allVisible() {
+    return this.cells.every(([q, r]) => this._inView(q, r));
+  }
+
+  _inView(q, r) {
     const { w, h } = this.size;
     const { x, y, k } = this.view;
     const m = S * k * 0.9;
     const pad = this._pad();
-    return this.cells.every(([q, r]) => {
-      const [cx, cy] = center(q, r);
-      const sx = w / 2 + x + cx * k, sy = h / 2 + y + cy * k;
-      return sx > m + pad.left && sx < w - m - pad.right && sy > m + pad.top && sy < h - m - pad.bottom;
-    });
+    const [cx, cy] = center(q, r);
+    const sx = w / 2 + x + cx * k, sy = h / 2 + y + cy * k;
+    return sx > m + pad.left && sx < w - m - pad.right && sy > m + pad.top && sy < h - m - pad.bottom;
   }
 
   /** The tile being placed, drawn at (q, r): tile {edges, areas, task, flag}; opts.selected, opts.letters. */

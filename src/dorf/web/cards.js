@@ -7,13 +7,12 @@ import {
 export const cardMethods = {
   renderTurn() {
     const game = this.game;
-    if (!game) return;
+    if (!game || game.broken) return; // a broken game keeps its own card (showBroken)
     const card = this.cards.turn;
     const me = this.actSeat();
     const waitingNames = game.waiting.map((s) => game.seats[s]);
     let line;
-    if (game.broken) line = `Broken: ${game.broken}`;
-    else if (game.over) {
+    if (game.over) {
       if (game.mode === "coop") line = `Game over: ${plural(game.scores[0].total, "point")}`;
       else if (game.winner === null || game.winner === undefined) line = "Game over: a shared victory";
       else line = `Game over: ${game.seats[game.winner].name} wins`;

@@ -210,6 +210,10 @@ class GameController {
       el("p", { class: "note" }, "Nothing can be played in it."),
       el("a", { class: "button", href: "/" }, "Start a new game"));
     for (const board of this.boards) board.setBanner(`Broken: ${reason}`);
+    for (const name of ["tile", "preview", "tasks", "score"]) this.cards[name].classList.add("hidden");
+    this.barText.textContent = "This game is broken";
+    this.barTile.classList.add("hidden");
+    for (const button of this.bar.querySelectorAll("button:not(#bar-more)")) button.disabled = true;
   }
 
   // --- state -----------------------------------------------------------------------------
@@ -219,6 +223,12 @@ class GameController {
     this.game = msg.game;
     this.you = msg.you;
     const game = this.game;
+    if (game.broken) {
+      // A game the server could not load: no areas, nothing to play; only why.
+      document.title = `Broken game · dorf`;
+      this.render();
+      return;
+    }
     if (!before) {
       document.title = `${game.mode_name} · dorf`;
       const names = game.seats.map((s) => s.name);
@@ -252,8 +262,7 @@ class GameController {
     document.body.dataset.mine = me !== null ? "1" : "0";
     document.body.dataset.phase = game.phase;
     this.render();
-    if (before && !game.broken) this.celebrate(before, game);
-    if (game.broken) this.showBroken(game.broken);
+    if (before) this.celebrate(before, game);
     if (game.over && !this.padShown) {
       this.padShown = true;
       this.showPad();
@@ -349,6 +358,7 @@ class GameController {
 
   render() {
     const game = this.game;
+    if (game.broken) return this.showBroken(game.broken);
     const draft = game.phase === "draft";
     this.page.dataset.mode = game.mode;
     this.page.classList.toggle("drafting", draft);
@@ -617,7 +627,7 @@ class GameController {
   }
 
   onKey(e) {
-    if (!this.game || e.target.closest?.("input, textarea, select")) return;
+    if (!this.game || this.game.broken || e.target.closest?.("input, textarea, select")) return;
     if (e.ctrlKey && e.key.toLowerCase() === "z") { e.preventDefault(); this.undo(); return; }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key;

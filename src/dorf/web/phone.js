@@ -27,7 +27,7 @@ export const phoneMethods = {
   /** The bottom bar (phones): what to do now, the tile, place, undo, the sheets. */
   renderBar() {
     const game = this.game;
-    if (!game) return;
+    if (!game || game.broken) return;
     const me = this.actSeat();
     const draft = game.phase === "draft";
     const revealed = this.revealedFor(me ?? this.focusSeat());
