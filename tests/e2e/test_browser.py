@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+
 from conftest import Pages, start_from_lobby, version, wait_version_after
 
 pytestmark = pytest.mark.slow

@@ -31,13 +31,14 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, LAYING, HeadToHeadView
 from dorf.games.seat import Revealed
 from dorf.rl.window import Window
-from dorf.rules.area import PlayArea
-from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
+from dorf.rules.area import FIGURES_PER_TILE, PlacedTile, PlayArea
+from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, FAILED, OPEN
-from dorf.rules.terrain import LETTERS, TASK_LETTER
+from dorf.rules.terrain import AREA_INDEX, LETTERS, TASK_LETTER
 from dorf.rules.tiles import Tile, TileSet, rotate
 
 Planes = npt.NDArray[np.float32]
+Index = npt.NDArray[np.intp]
 
 MODES = ("coop", "duel", "head-to-head")
 #: Task types, in plane order.
@@ -50,6 +51,7 @@ TERRITORIES = "FGV"
 #: Sizes, task values and open-edge counts are divided by this.
 SCALE = 10.0
 _LETTER = {letter: i for i, letter in enumerate(LETTERS)}
+_DIRECTIONS = np.arange(6)
 
 
 def _area_names(prefix: str, n: int) -> list[tuple[str, float]]:
@@ -141,6 +143,25 @@ class Encoder:
             np.array([h for _, h in layout], dtype=np.float32)[:, None, None], self.shape
         ).copy()
         self._n = float(len(tileset.tiles))
+        self._cache: dict[tuple[str, int], _Marks] = {}
+        #: Per tile of the set (by identity), its row of ``_letter_rows``: 1 for each letter it shows.
+        self._row_of = {id(tile): i for i, tile in enumerate(tileset.tiles)}
+        self._letter_rows = np.array(
+            [[int(letter in tile.face) for letter in LETTERS] for tile in tileset.tiles], dtype=np.int64
+        ).reshape(-1, len(LETTERS))
+        #: Per area prefix: each task type's plane, the completed, failed and size planes.
+        self._task_planes = {
+            prefix: (
+                {kind: self.offset[f"{prefix}task:{kind}"] for kind in TASK_TYPES},
+                self.offset[f"{prefix}task:completed"],
+                self.offset[f"{prefix}task:failed"],
+                self.offset[f"{prefix}task:size"],
+            )
+            for prefix in ("", "own:", "opp:")
+            if f"{prefix}tile" in self.offset
+        }
+        #: How many planes one area has (they follow each other, from its ``tile`` plane).
+        self._area_planes = len(_area_names("", len(tileset.tiles)))
         if mode == "head-to-head" and side * side < len(tileset.tiles):
             raise ValueError(
                 f"a window of radius {window.radius} is too small for the {len(tileset.tiles)} tile ids "
@@ -162,9 +183,11 @@ class Encoder:
     def coop(self, view: PlayerView) -> Planes:
         out = self._blank()
         self._area(out, "", view.area)
-        self._tile(out, view.revealed, present=view.revealed is not None)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
-        self._markers(out, {k: len(v) for k, v in view.markers_unseen.items()})
+        fill: _Fill = {}
+        self._tile(fill, view.revealed, present=view.revealed is not None)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
+        self._markers(fill, {k: len(v) for k, v in view.markers_unseen.items()})
+        _put(out, fill)
         self._unseen(out, "unseen:", view.unseen)
         return out
 
@@ -173,11 +196,13 @@ class Encoder:
         p = view.player
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[1 - p])
-        self._tile(out, view.revealed, present=p in view.to_move)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
+        fill: _Fill = {}
+        self._tile(fill, view.revealed, present=p in view.to_move)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
         counts = {k: len(v) for k, v in view.markers_unseen.items()}
         counts[DOUBLE] = len(view.doubles_unseen)
-        self._markers(out, counts)
+        self._markers(fill, counts)
+        _put(out, fill)
         self._unseen(out, "unseen:", view.unseen)
         out[self.offset["opp:to-move"]] = float((1 - p) in view.to_move)
         return out
@@ -188,7 +213,9 @@ class Encoder:
         at = self.offset
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[o])
-        self._tile(out, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
+        fill: _Fill = {}
+        self._tile(fill, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
+        _put(out, fill)
         out[at["phase:draft"]] = float(view.phase == DRAFT)
         out[at["phase:laying"]] = float(view.phase == LAYING)
         n = self._n
@@ -214,111 +241,199 @@ class Encoder:
         return out
 
     def _area(self, out: Planes, prefix: str, area: PlayArea) -> None:
-        """Spatial planes of one play area (cells outside the window are left out)."""
+        """Spatial planes of one play area (cells outside the window are left out).
+
+        Most marks change only where a tile is placed: its tile, edge and flag marks, its open
+        edges and those of its neighbours, the frontier around it.  They are kept per area in a
+        block of planes (:class:`_Marks`) that each new tile updates; a call copies the block and
+        adds the group figures (one :meth:`PlayArea.tile_figures` call) and the tasks.
+        """
         w = self.window
-        index, rows, cols = w.index, w.rows, w.cols
+        rows, cols = w.rows, w.cols
         at = self.offset
-        tile_plane = at[f"{prefix}tile"]
-        edge0 = at[f"{prefix}edge:0:{LETTERS[0]}"]
-        open0 = at[f"{prefix}open:0"]
-        flag0 = at[f"{prefix}flag:{FLAG_LETTERS[0]}"]
-        group0 = at[f"{prefix}group:{GROUP_LETTERS[0]}"]
-        gopen0 = at[f"{prefix}group-open:{GROUP_LETTERS[0]}"]
-        stride = len(LETTERS)
-        # (plane, window index, value) triples, written at once at the end
+        marks = self._marks_of(prefix, area)
+        first = at[f"{prefix}tile"]
+        out[first : first + len(marks.block)] = marks.block
+        tiles, where = marks.arrays()
+        if tiles.size:
+            figures = np.frombuffer(area.tile_figures(), dtype=np.int32).reshape(-1, FIGURES_PER_TILE)
+            inside = figures[tiles]
+            # Group sizes and open edges, for the group letters a tile shows.
+            sizes = inside[:, _GROUP_COLUMNS]
+            shown, g = np.nonzero(sizes >= 0)
+            r, c = rows[where[shown]], cols[where[shown]]
+            out[at[f"{prefix}group:{GROUP_LETTERS[0]}"] + g, r, c] = sizes[shown, g] / SCALE
+            out[at[f"{prefix}group-open:{GROUP_LETTERS[0]}"] + g, r, c] = (
+                inside[:, _GROUP_COLUMNS + 1][shown, g] / SCALE
+            )
+        index = w.index
+        type_plane, completed, failed, size_plane = self._task_planes[prefix]
+        # (plane, window index, value) triples of the tasks, written at once
         planes: list[int] = []
         cells: list[int] = []
         values: list[float] = []
-        put_plane, put_cell, put_value = planes.append, cells.append, values.append
-        occupied = {cell_of(*t.at) for t in area.placed}
-        for tile in area.placed:
-            cell = cell_of(*tile.at)
-            i = index.get(cell)
-            if i is None:
-                continue
-            edges = rotate(tile.face, tile.rot)
-            marks = [tile_plane]
-            for d, letter in enumerate(edges):
-                marks.append(edge0 + stride * d + _LETTER[letter])
-                if cell + CELL_DELTAS[d] not in occupied:
-                    marks.append(open0 + d)
-            if tile.flag is not None:
-                marks.append(flag0 + FLAG_LETTERS.index(tile.flag))
-            for plane in marks:
-                put_plane(plane)
-                put_cell(i)
-                put_value(1.0)
-            for g, letter in enumerate(GROUP_LETTERS):
-                if letter in edges:
-                    size, open_edges = area.figures(cell, letter)
-                    planes += (group0 + g, gopen0 + g)
-                    cells += (i, i)
-                    values += (size / SCALE, open_edges / SCALE)
-        frontier = at[f"{prefix}frontier"]
-        for h in area.frontier():
-            i = index.get(cell_of(*h))
-            if i is not None:
-                put_plane(frontier)
-                put_cell(i)
-                put_value(1.0)
-        size_plane = at[f"{prefix}task:size"]
         for task in area.tasks:
             i = index.get(task.cell)
             if i is None:
                 continue
-            put_plane(at[f"{prefix}task:{task.type}"])
-            put_cell(i)
-            put_value(task.value / SCALE)
-            put_cell(i)
+            spec = task.spec
+            planes.append(type_plane[spec.type])
+            values.append(spec.value / SCALE)
             if task.status is COMPLETED:
-                put_plane(at[f"{prefix}task:completed"])
-                put_value(1.0)
+                planes.append(completed)
+                values.append(1.0)
             elif task.status is FAILED:
-                put_plane(at[f"{prefix}task:failed"])
-                put_value(1.0)
+                planes.append(failed)
+                values.append(1.0)
             else:
                 assert task.status is OPEN
-                put_plane(size_plane)
-                put_value(_task_size(area, task.cell, task.spec.type, task.spec.letters, task.value))
+                planes.append(size_plane)
+                values.append(_task_size(area, task.cell, spec.type, spec.letters, spec.value))
+            cells += (i, i)
         if planes:
             where = np.array(cells, dtype=np.intp)
             out[np.array(planes, dtype=np.intp), rows[where], cols[where]] = values
 
-    def _tile(self, out: Planes, revealed: Revealed | None, present: bool) -> None:
+    def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
+        """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
+        key = (prefix, id(area))
+        marks = self._cache.get(key)
+        at = self.offset
+        first = at[f"{prefix}tile"]
+        if marks is None or not marks.fits(area):
+            if len(self._cache) >= _CACHED_AREAS:
+                self._cache.clear()
+            side = self.window.side
+            marks = self._cache[key] = _Marks(area, self._area_planes, side)
+            # An empty area's frontier is [0, 0].
+            if not area.placed and ORIGIN in self.window:
+                origin = self.window.index[ORIGIN]
+                window = self.window
+                marks.block[at[f"{prefix}frontier"] - first, window.rows[origin], window.cols[origin]] = 1.0
+        placed = area.placed
+        if len(placed) > marks.count:
+            block = marks.block
+            w = self.window
+            index, rows, cols = w.index, w.rows, w.cols
+            tile_plane = at[f"{prefix}tile"] - first
+            frontier = at[f"{prefix}frontier"] - first
+            edge0 = at[f"{prefix}edge:0:{LETTERS[0]}"] - first
+            open0 = at[f"{prefix}open:0"] - first
+            flag0 = at[f"{prefix}flag:{FLAG_LETTERS[0]}"] - first
+            stride = len(LETTERS)
+            for number, tile in enumerate(placed[marks.count :], marks.count):
+                cell = cell_of(*tile.at)
+                # Marks read with the area as it is now: the same whatever the number of new tiles.
+                around = area.surroundings(cell)
+                for d, delta in enumerate(CELL_DELTAS):
+                    j = index.get(cell + delta)
+                    if j is None:
+                        continue
+                    if around[d] == ".":
+                        block[frontier, rows[j], cols[j]] = 1.0
+                    else:  # the neighbour's edge facing this tile is no longer open
+                        block[open0 + (d + 3) % 6, rows[j], cols[j]] = 0.0
+                i = index.get(cell)
+                if i is None:
+                    continue
+                r, c = rows[i], cols[i]
+                block[frontier, r, c] = 0.0
+                block[tile_plane, r, c] = 1.0
+                for d, letter in enumerate(rotate(tile.face, tile.rot)):
+                    block[edge0 + stride * d + _LETTER[letter], r, c] = 1.0
+                    if around[d] == ".":
+                        block[open0 + d, r, c] = 1.0
+                if tile.flag is not None:
+                    block[flag0 + FLAG_LETTERS.index(tile.flag), r, c] = 1.0
+                marks.tiles.append(number)
+                marks.where.append(i)
+            marks.count = len(placed)
+            marks.last = placed[-1]
+            marks.cached = None
+        return marks
+
+    def _tile(self, fill: _Fill, revealed: Revealed | None, present: bool) -> None:
         """Constant planes: the revealed tile as printed (rotation 0), its task and flag."""
         if revealed is None:
             return
         at = self.offset
         edge0 = at["next:edge:0:F"]
         for i, letter in enumerate(revealed.tile.face):
-            out[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
+            fill[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
         task = revealed.task
         if task is not None:
-            out[at[f"next:task:{task.type}"]] = 1.0
-            out[at["next:value"]] = task.value / SCALE
+            fill[at[f"next:task:{task.type}"]] = 1.0
+            fill[at["next:value"]] = task.value / SCALE
             for name in task.types:
-                out[at[f"next:double:{TASK_LETTER[name]}"]] = 1.0
+                fill[at[f"next:double:{TASK_LETTER[name]}"]] = 1.0
         if revealed.tile.flag is not None:
-            out[at[f"next:flag:{revealed.tile.flag}"]] = 1.0
-        out[at["next:present"]] = float(present)
+            fill[at[f"next:flag:{revealed.tile.flag}"]] = 1.0
+        fill[at["next:present"]] = float(present)
 
-    def _counts(self, out: Planes, landscapes: int, tasks: int, turn: int) -> None:
+    def _counts(self, fill: _Fill, landscapes: int, tasks: int, turn: int) -> None:
         at, n = self.offset, self._n
-        out[at["left:landscapes"]] = landscapes / n
-        out[at["left:tasks"]] = tasks / n
-        out[at["turn"]] = min(turn, n) / n
+        fill[at["left:landscapes"]] = landscapes / n
+        fill[at["left:tasks"]] = tasks / n
+        fill[at["turn"]] = min(turn, n) / n
 
-    def _markers(self, out: Planes, counts: dict[str, int]) -> None:
+    def _markers(self, fill: _Fill, counts: dict[str, int]) -> None:
         for kind, count in counts.items():
-            out[self.offset[f"markers:{kind}"]] = count / self._n
+            fill[self.offset[f"markers:{kind}"]] = count / self._n
 
     def _unseen(self, out: Planes, prefix: str, tiles: Sequence[Tile]) -> None:
-        counts = dict.fromkeys(LETTERS, 0)
-        for tile in tiles:
-            for letter in set(tile.face):
-                counts[letter] += 1
-        for letter, count in counts.items():
-            out[self.offset[f"{prefix}{letter}"]] = count / self._n
+        row_of = self._row_of
+        rows = [row_of.get(id(tile), -1) for tile in tiles]
+        if -1 in rows:  # not this tile set's own tiles: count them one by one
+            counts = np.array([sum(letter in tile.face for tile in tiles) for letter in LETTERS])
+        else:
+            counts = self._letter_rows[rows].sum(axis=0)
+        first = self.offset[f"{prefix}{LETTERS[0]}"]  # one plane a letter, in order
+        out[first : first + len(LETTERS)] = (counts / self._n)[:, None, None]
+
+
+#: Constant planes to fill: plane -> value (written at once by :func:`_put`).
+_Fill = dict[int, float]
+
+
+def _put(out: Planes, fill: _Fill) -> None:
+    for plane, value in fill.items():
+        out[plane] = value
+
+
+#: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
+_GROUP_COLUMNS = np.array([1 + 2 * AREA_INDEX[letter] for letter in GROUP_LETTERS], dtype=np.intp)
+#: Areas whose fixed marks an encoder keeps (two a view; a few views' worth).
+_CACHED_AREAS = 8
+
+
+class _Marks:
+    """What an area's first ``count`` tiles mark: a block of its planes (tile, frontier, edges,
+    open edges, flags; the task and group planes stay 0 here), and the tiles inside the window
+    (their number in the order placed, their window index)."""
+
+    def __init__(self, area: PlayArea, planes: int, side: int) -> None:
+        self.area = area
+        self.count = 0
+        self.last: PlacedTile | None = None
+        self.block: Planes = np.zeros((planes, side, side), dtype=np.float32)
+        self.tiles: list[int] = []
+        self.where: list[int] = []
+        self.cached: tuple[Index, Index] | None = None
+
+    def fits(self, area: PlayArea) -> bool:
+        """Whether these are still the marks of ``area``'s first tiles (none taken back since)."""
+        placed = area.placed
+        return (
+            self.area is area
+            and len(placed) >= self.count
+            and (self.count == 0 or placed[self.count - 1] is self.last)
+        )
+
+    def arrays(self) -> tuple[Index, Index]:
+        """tiles and where as numpy index arrays."""
+        if self.cached is None:
+            self.cached = (np.array(self.tiles, dtype=np.intp), np.array(self.where, dtype=np.intp))
+        return self.cached
 
 
 def _task_size(area: PlayArea, cell: int, kind: str, letters: str, value: int) -> float:

@@ -85,37 +85,24 @@ class LocalServer:
         return record
 
 
-def with_headers(app: Any, headers: dict[str, str]) -> Any:
-    """The ASGI app ``app`` adding ``headers`` to every HTTP answer (a test's stricter policy)."""
-    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
-
-    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-        async def send_with(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await app(scope, receive, send_with if scope["type"] == "http" else send)
-
-    return wrapped
-
-
 @contextmanager
 def running_server(
-    db: Path, ai_delay: float = 0.05, port: int | None = None, headers: dict[str, str] | None = None
+    db: Path, ai_delay: float = 0.05, port: int | None = None, **settings: Any
 ) -> Iterator[LocalServer]:
-    """``dorf serve`` on a loopback port (a free one unless given) in a thread of this process;
-    ``headers`` are added to every HTTP answer."""
+    """``dorf serve`` on a loopback port (a free one unless given) in a thread of this process.
+
+    Computer seats think in threads; games may be created without limit (the tests and the
+    pictures make many from one address); ``settings`` are more of :class:`ServerConfig`.
+    """
     import uvicorn
 
     from dorf.server.app import TRANSPORT_LIMIT, create_app
     from dorf.server.hub import ServerConfig
 
-    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay))
+    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay, **({"create_limit": 0} | settings)))
     port = port or free_port()
-    served = with_headers(app, headers) if headers else app
     config = uvicorn.Config(
-        served, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT
+        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

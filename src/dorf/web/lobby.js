@@ -72,7 +72,7 @@ export function lobbyPage(root) {
     const kinds = [...PEOPLE, ...computers.choices];
     put(seatBox, ...seats.map((seat, i) => {
       if (!kinds.some(([value]) => value === seat.who)) seat.who = seat.who.startsWith("computer") ? computers.preferred : "here";
-      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; } },
+      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; drawFirst(); } },
         kinds.map(([value, label]) => el("option", { value, selected: value === seat.who }, label)));
       const name = el("input", { class: "seat-name", "aria-label": `name of seat ${i + 1}`, placeholder: `Player ${i + 1}`, value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; drawFirst(); } });
       const remove = seats.length > spec.seats[0]
@@ -89,11 +89,19 @@ export function lobbyPage(root) {
   /** Who starts: the first player, the first to pick in the draft, the first named seat. */
   function drawFirst() {
     firstBox.classList.toggle("hidden", seats.length < 2);
-    if (seats.length < 2) return;
+    if (seats.length < 2) {
+      practiceBox.disabled = false;
+      return;
+    }
     const label = (i) => seats[i].name.trim() || `Player ${i + 1}`;
     const what = mode === "head-to-head" ? "Who picks first" : "Who starts";
     put(firstBox, `${what} `, el("select", { id: "first", "aria-label": what.toLowerCase(), onchange: (e) => { first = Number(e.target.value); } },
-      [0, 1].map((i) => el("option", { value: String(i + 1), selected: first === i + 1 }, `${label(i)} (seat ${i + 1})`))));
+      seats.map((_, i) => el("option", { value: String(i + 1), selected: first === i + 1 }, `${label(i)} (seat ${i + 1})`))));
+    // Undo would take back an online player's move: a practice game is played at one screen.
+    const online = seats.some((s) => s.who === "online");
+    practiceBox.disabled = online;
+    practiceBox.closest("label")?.classList.toggle("disabled", online);
+    practiceBox.title = online ? "A practice game is played at one screen (no online seat)" : "";
   }
 
   async function submit(event) {
@@ -106,14 +114,14 @@ export function lobbyPage(root) {
         if (kind === "computer") seat.player = rest.join(":");
         return seat;
       }),
-      practice,
+      practice: practice && !practiceBox.disabled,
     };
     if (seats.length > 1) body.first = first;
     if (seed.value.trim()) body.seed = Number(seed.value);
     start.disabled = true;
     try {
       const made = await api("POST", "/api/games", body);
-      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || `Player ${i + 1}`), created: Date.now(), practice });
+      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || `Player ${i + 1}`), created: Date.now(), practice: body.practice });
       location.href = `/game/${made.id}`;
     } catch (error) {
       toast(error.message);
