@@ -79,11 +79,6 @@ class LocalServer:
         self.url = url
         self.app = app
 
-    def record(self, game_id: str) -> dict[str, Any]:
-        """The record of a game so far, as the server holds it."""
-        record: dict[str, Any] = self.app.state.hub.get(game_id).record()
-        return record
-
 
 @contextmanager
 def running_server(
@@ -129,59 +124,75 @@ def _call(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
 
 
 class Table:
-    """A game on the server, its people's seats moved through the API as a computer player would."""
+    """A game on the server whose seats are all played here, through the API, as the greedy
+    player would (it sees only the deciding seat's view).  The table keeps the game's record
+    from the decisions the server accepted, so it never looks inside the server."""
 
-    def __init__(self, server: LocalServer, mode: str, seed: int, seats: list[dict[str, Any]]) -> None:
-        self.server = server
-        self.base = base = server.url
-        made = _call("POST", f"{base}/api/games", {"mode": mode, "seed": seed, "seats": seats})
+    def __init__(
+        self,
+        server: LocalServer,
+        mode: str,
+        seed: int,
+        names: list[str],
+        players: tuple[str, ...] = ("greedy",),
+    ) -> None:
+        from dorf.formats.record import FORMAT
+        from dorf.server.sessions import TILESETS
+
+        self.base = server.url
+        seats = [{"kind": "here", "name": name} for name in names]
+        made = _call("POST", f"{self.base}/api/games", {"mode": mode, "seed": seed, "seats": seats})
         self.id: str = made["id"]
         self.tokens: dict[int, str] = {int(seat): token for seat, token in made["tokens"].items()}
+        #: The computer player that decides for each seat (the last one for the seats after).
+        self.players = players
+        self.record: dict[str, Any] = {
+            "format": FORMAT,
+            "mode": mode,
+            "tileset": TILESETS[mode],
+            "seed": seed,
+            "players": names,
+            "decisions": [],
+        }
 
     def state(self) -> dict[str, Any]:
         game: dict[str, Any] = _call("GET", f"{self.base}/api/games/{self.id}")
         return game
 
-    def page_url(self) -> str:
-        return f"{self.base}/game/{self.id}#t={','.join(self.tokens.values())}"
+    def page_url(self, seat: int = 0) -> str:
+        """The game's page holding the token of ``seat`` only: the others are people elsewhere."""
+        return f"{self.base}/game/{self.id}#t={self.tokens[seat]}"
 
-    def wait(self, ready: Callable[[dict[str, Any]], bool], limit: float = 120) -> dict[str, Any]:
-        deadline = time.monotonic() + limit
-        while True:
-            game = self.state()
-            if ready(game):
-                return game
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"game {self.id} did not get there in {limit} s")
-            time.sleep(0.05)
-
-    def my_turn(self) -> dict[str, Any]:
-        """Wait until one of this table's people must decide (or the game is over)."""
-        return self.wait(lambda g: g["over"] or any(s in self.tokens for s in g["waiting"]))
-
-    def suggestion(self, seat: int) -> dict[str, Any]:
-        """What the greedy player would do for ``seat`` now (it sees that seat's view only)."""
+    def suggestion(self, seat: int, spec: str | None = None) -> dict[str, Any]:
+        """What the seat's player (or ``spec``) would do for ``seat`` now."""
         from dorf.server.thinking import think
 
-        return think(self.server.record(self.id), seat, "greedy", 1)
+        spec = spec or self.players[min(seat, len(self.players) - 1)]
+        return think(self.record, seat, spec, len(self.record["decisions"]))
 
-    def play(self, moves: int) -> None:
-        """Make ``moves`` decisions for this table's people, as the greedy player would."""
+    def play(self, moves: int, only: int | None = None) -> dict[str, Any]:
+        """Make ``moves`` decisions (of seat ``only``, else of whoever must decide); the state after."""
+        game = self.state()
         for _ in range(moves):
-            game = self.my_turn()
-            if game["over"]:
-                return
-            seat = next(s for s in game["waiting"] if s in self.tokens)
-            decision = self.suggestion(seat)
-            _call(
-                "POST",
-                f"{self.base}/api/games/{self.id}/move",
-                {"token": self.tokens[seat], "seat": seat, **decision},
-            )
+            waiting = [s for s in game["waiting"] if only is None or s == only]
+            if game["over"] or not waiting:
+                break
+            seat = waiting[0]
+            body = {"token": self.tokens[seat], "seat": seat, **self.suggestion(seat)}
+            answer = _call("POST", f"{self.base}/api/games/{self.id}/move", body)
+            self.record["decisions"].append(answer["decision"])
+            game = self.state()
+        return game
+
+    def until_turn_of(self, seat: int) -> None:
+        """Let the other seats decide until ``seat`` must (or the game is over)."""
+        game = self.state()
+        while not game["over"] and seat not in game["waiting"]:
+            game = self.play(1)
 
     def play_out(self) -> None:
-        while not self.state()["over"]:
-            self.play(1)
+        while not self.play(50)["over"]:
+            pass
 
 
 def _optimise(path: Path) -> None:
@@ -205,7 +216,7 @@ def _settle(page: Any) -> None:
 def choose_cell(page: Any, table: Table, seat: int, tap: bool = False) -> None:
     """Choose, in the page, the cell the greedy player would take: the ghost and the preview show."""
     page.locator(".legal-cell").first.wait_for()
-    q, r = table.suggestion(seat)["at"]
+    q, r = table.suggestion(seat, "greedy")["at"]
     cell = page.locator(f'.legal-cell[data-at="{q},{r}"]')
     if tap:
         cell.tap()
@@ -216,12 +227,13 @@ def choose_cell(page: Any, table: Table, seat: int, tap: bool = False) -> None:
         page.mouse.move(5, 5)  # the chosen cell stays; the pointer leaves the board
 
 
-ANN = {"kind": "here", "name": "Ann"}
-BOB = {"kind": "computer", "name": "Bob", "player": "greedy"}
+PLAYERS = ["Ann", "Bob"]
+#: Ann plays as the greedy player would, Bob picks at random: two different landscapes.
+STYLES = ("greedy", "random")
 
 
 def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "coop", SEEDS["solo"], [ANN])
+    table = Table(server, "coop", SEEDS["solo"], ["Ann"])
     table.play_out()
     page = open_page(table, WIDE)
     page.locator("#score-pad").wait_for()
@@ -230,34 +242,34 @@ def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
 
 
 def duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "duel", SEEDS["duel"], [ANN, BOB])
-    table.play(14)
-    table.my_turn()
+    table = Table(server, "duel", SEEDS["duel"], PLAYERS, STYLES)
+    table.play(28)  # 14 turns: both players now place the next tile
+    table.until_turn_of(0)
     page = open_page(table, WIDE)
     choose_cell(page, table, 0)
     return page
 
 
 def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "head-to-head", SEEDS["head-to-head"], [ANN, BOB])
-    table.play(4)
-    table.my_turn()
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
+    table.play(8)
+    table.until_turn_of(0)
     page = open_page(table, WIDE)
     page.locator("#draft-pool button.pool-tile").nth(5).hover()
     return page
 
 
 def head_to_head(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "head-to-head", SEEDS["head-to-head"], [ANN, BOB])
-    table.play(40)
-    table.my_turn()
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
+    table.play(80)
+    table.until_turn_of(0)
     page = open_page(table, WIDE)
     choose_cell(page, table, 0)
     return page
 
 
 def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "coop", SEEDS["phone"], [ANN])
+    table = Table(server, "coop", SEEDS["phone"], ["Ann"])
     table.play(16)
     page = open_page(table, PHONE, touch=True)
     choose_cell(page, table, 0, tap=True)
@@ -265,9 +277,9 @@ def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
 
 
 def phone_duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "duel", SEEDS["duel"] + 1, [ANN, BOB])
-    table.play(10)
-    table.my_turn()
+    table = Table(server, "duel", SEEDS["duel"] + 1, PLAYERS, STYLES)
+    table.play(20)
+    table.until_turn_of(0)
     page = open_page(table, PHONE, touch=True)
     choose_cell(page, table, 0, tap=True)
     return page
