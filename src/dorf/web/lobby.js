@@ -32,18 +32,22 @@ async function computerChoices() {
   try {
     const data = await api("GET", "/api/levels");
     const levels = (data && data.levels) || [];
-    if (!levels.length) return { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
-    const choices = levels.map((l) => [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}${l.figure ? ` (${l.figure})` : ""}`]);
+    if (!levels.length) return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+    // Each level with its measured strength in the chosen game, where the server gives it per game.
+    const choices = (mode) => levels.map((l) => {
+      const figure = (l.figures && l.figures[mode]) || l.figure;
+      return [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}${figure ? ` (${figure})` : ""}`];
+    });
     const medium = levels.find((l) => l.name === "medium") || levels[Math.min(1, levels.length - 1)];
     return { choices, preferred: `computer:${medium.player ?? medium.name}` };
   } catch {
-    return { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
+    return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
   }
 }
 
 export function lobbyPage(root) {
   let mode = localStorage.getItem("dorf.mode") || "coop";
-  let computers = { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
+  let computers = { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
   let practice = localStorage.getItem("dorf.practice") === "1";
   let first = 1;
   const defaults = (m) => (m === "coop" ? [{ who: "here", name: "" }] : [{ who: "here", name: "" }, { who: computers.preferred, name: "" }]);
@@ -69,7 +73,7 @@ export function lobbyPage(root) {
 
   function drawSeats() {
     const spec = MODES.find((m) => m.id === mode);
-    const kinds = [...PEOPLE, ...computers.choices];
+    const kinds = [...PEOPLE, ...computers.choices(mode)];
     put(seatBox, ...seats.map((seat, i) => {
       if (!kinds.some(([value]) => value === seat.who)) seat.who = seat.who.startsWith("computer") ? computers.preferred : "here";
       const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; drawFirst(); } },
