@@ -267,8 +267,17 @@ def test_the_lobby_sends_practice_and_who_starts(server_url: str, pages: Pages) 
     page.wait_for_url(re.compile(r"/game/"))
     # The seat choices: the server's computer levels, or the old list where it offers none.
     page.goto(server_url + "/")
-    options = page.locator(".seat-kind").nth(0).locator("option").all_inner_texts()
-    assert any(o.startswith("Computer") for o in options)
+    page.locator("label.mode", has_text="The Duel").click()
+    levels = httpx.get(server_url + "/api/levels")
+    if levels.status_code == 200:  # the server's levels, each with its strength in this game
+        labels = [level["label"] for level in levels.json()["levels"]]
+        page.wait_for_function(
+            f"[...document.querySelectorAll('.seat-kind option')].some((o) => o.text.includes({labels[0]!r}))"
+        )
+    else:  # a server without the list: the old players
+        labels = ["random", "greedy", "search 1 s"]
+    options = " ".join(page.locator(".seat-kind").nth(1).locator("option").all_inner_texts())
+    assert all(f"Computer · {label}" in options for label in labels), options
     assert page.evaluate(
         "import('/static/util.js').then((u) => [u.plural(1, 'mountain'), u.plural(2, 'lake')])"
     ) == [
