@@ -86,14 +86,13 @@ def test_a_solo_game_over_the_websocket_to_the_end(db: Path) -> None:
             final = play_out(sock, [0], random.Random(1))
         game = final["game"]
         assert game["over"] and game["seed"] == 7
-        rows = {row[0]: row[1] for row in game["scores"][0]["rows"]}
         record = client.get(f"/api/games/{made['id']}/record")
         assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
         state = replay_record(record.json())
-        assert state.is_over and state.score().total == rows["total"]
+        assert state.is_over and state.score().total == game["scores"][0]["total"]
         steps = client.get(f"/api/games/{made['id']}/replay").json()["steps"]
         assert len(steps) == len(record.json()["decisions"]) == game["turn"]
-        assert steps[-1]["scores"] == [rows["total"]]
+        assert steps[-1]["scores"] == [game["scores"][0]["total"]]
 
 
 def test_the_preview_is_exact_and_changes_nothing(db: Path) -> None:
