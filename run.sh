@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Install dorf into ./.venv (once) and run it.
-#   ./run.sh [serve ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
+#   ./run.sh [serve] [ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
+#                          (./run.sh --port 8765 serves on port 8765)
 #   ./run.sh play ARGS     install, then play in the terminal
 #   ./run.sh test          install with test tools and every extra (and Debian's chromium for the
-#                          browser tests, if missing), then lint, type-check and test
+#                          browser tests, if missing), then lint, type-check and test; where a C
+#                          compiler is (and always in CI) the compiled core must have been built
 #   ./run.sh bench ARGS    install, then run the benchmark
+#
+# Every install builds the compiled core (src/dorf/rules/_accel.c) where a C compiler and the
+# Python headers are, and falls back silently to the pure-Python play area where not.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -14,8 +19,13 @@ fi
 # Everything the test suite exercises: the test tools and every optional extra.
 TEST_EXTRAS=test,web,rl,openspiel,ray,plot
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
-command=${1:-serve}
-[ $# -gt 0 ] && shift
+# No command, or options only (./run.sh --port 8765): serve with them.
+if [ $# -eq 0 ] || [[ "$1" == -* ]]; then
+  command=serve
+else
+  command=$1
+  shift
+fi
 case "$command" in
   test)
     if ! command -v chromium >/dev/null && [ ! -x "${DORF_CHROMIUM:-/usr/bin/chromium}" ]; then
@@ -26,6 +36,10 @@ case "$command" in
       fi
     fi
     "${PIP[@]}" -e ".[$TEST_EXTRAS]"
+    # A test fails if the compiled core silently did not build where it should have.
+    if [ -n "${CI:-}" ] || command -v "${CC:-cc}" >/dev/null 2>&1; then
+      export DORF_REQUIRE_COMPILED="${DORF_REQUIRE_COMPILED:-1}"
+    fi
     .venv/bin/ruff check src tests
     .venv/bin/ruff format --check src tests
     .venv/bin/mypy

@@ -10,7 +10,7 @@ import pytest
 
 from dorf.bench import run_bench
 
-KEYS = ["mode", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
+KEYS = ["mode", "backend", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
 
 
 def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
@@ -25,6 +25,7 @@ def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
     assert len(lines) == 1
     figures = json.loads(lines[0])
     assert list(figures) == KEYS
+    assert figures["backend"] in ("compiled", "pure")
     assert figures["games"] == 3
     assert figures["placements"] > 3 * 45  # every landscape that is played, and task tiles
 

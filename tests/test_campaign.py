@@ -323,9 +323,15 @@ def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
     assert default_path() == tmp_path / "home" / ".local" / "share" / "dorf" / "dorf.sqlite3"
 
 
-def test_connect_makes_the_folder_and_sets_the_file_up(tmp_path: Path) -> None:
+def test_connect_makes_the_default_folder_and_sets_the_file_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "deep" / "er" / "dorf.sqlite3"
-    conn = connect(path)
+    with pytest.raises(DatabaseError, match="no folder"):  # a path given explicitly: no folder made
+        connect(path)
+    assert not path.parent.exists()
+    monkeypatch.setenv("DORF_DB", str(path))  # the default path: its folder is made
+    conn = connect()
     assert path.exists()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -342,7 +348,7 @@ def test_components_migrate_independently(tmp_path: Path) -> None:
     ]
     assert migrate(conn, "server", steps[:1]) == 1
     assert migrate(conn, "server", steps) == 2
-    assert schema_versions(conn) == {"campaign": 1, "server": 2}
+    assert schema_versions(conn) == {"campaign": 2, "server": 2}
     with pytest.raises(DatabaseError, match="newer dorf"):
         migrate(conn, "server", steps[:1])
     conn.close()

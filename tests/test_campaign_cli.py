@@ -64,6 +64,7 @@ class Dorf:
 
 @pytest.fixture
 def dorf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Dorf:
+    (tmp_path / "data").mkdir()
     return Dorf(tmp_path / "data" / "dorf.sqlite3", capsys)
 
 
@@ -269,3 +270,21 @@ def test_a_database_that_is_not_one(tmp_path: Path, capsys) -> None:
     assert main(["campaign", "list", "--db", str(junk)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot" in err
+
+
+def test_list_says_how_many_campaigns_are_archived(dorf: Dorf) -> None:
+    dorf.ok("new", "One")
+    dorf.ok("archive", "One")
+    listed = dorf.ok("list")
+    assert "no campaigns to list: 1 archived" in listed and "--all" in listed
+    assert "no campaigns yet" not in listed
+
+
+def test_a_database_in_a_missing_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nope" / "dorf.sqlite3"
+    assert main(["campaign", "list", "--db", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no folder" in err
+    assert not missing.parent.exists()

@@ -183,3 +183,23 @@ def test_bad_command_line_is_one_line_and_no_traceback(tmp_path, args):
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+# --- the wrong kind of file (issue 13) ---------------------------------------------------------------
+
+
+def test_a_game_record_is_named_and_sent_to_replay(tmp_path: Path) -> None:
+    from dorf.formats.record import record_of
+    from dorf.games.coop import CoopGame
+
+    state = CoopGame(seed=3).new_state()
+    state.play(state.legal_placements()[0])
+    line = assert_user_error(score_file(tmp_path, json.dumps(record_of(state))))
+    assert "is a dorf-record/1 file (a game record); use dorf replay" in line
+
+
+def test_a_board_is_named_and_sent_to_score(tmp_path: Path) -> None:
+    path = tmp_path / "board.json"
+    path.write_text(document_text(*END_GAME), encoding="utf-8")
+    line = assert_user_error(dorf("replay", str(path), cwd=tmp_path))
+    assert "is a dorf-board/1 file (a board); use dorf score" in line

@@ -9,6 +9,7 @@ import pytest
 
 from boards import at, tileset
 from dorf.games.coop import CoopGame, CoopState, PlayerView
+from dorf.games.seat import markers_unseen, unseen_tiles
 from dorf.rules.area import IllegalPlacement
 from dorf.rules.hexgrid import Hex
 from dorf.rules.scoring import score_coop
@@ -323,3 +324,28 @@ def test_view_of_a_finished_game():
     assert view.landscapes_left == 0
     assert len(view.unseen) == 3  # the removed tiles, never seen during the game
     assert view.area.tile_at(Hex(0, 0)) is not None
+
+
+def test_view_keeps_unseen_tiles_and_markers_as_a_recount_gives_them_through_undo():
+    """The view keeps its unseen tiles and markers from one call to the next (seat.Unseen);
+    after every placement and every undo they are what counting all turns again gives."""
+    rng = random.Random(5)
+    for seed in range(4):
+        state = CoopGame(seed=seed).new_state()
+        tiles = state.game.tileset
+        steps = 0
+        while not state.is_over and steps < 80:
+            steps += 1
+            if state.decisions and rng.random() < 0.3:
+                back = rng.randint(1, 3)
+                for _ in range(back):
+                    if state.decisions:
+                        state.undo()
+                _choices(state, rng, rng.choice((0, back, back + 1)))  # as many turns, other tiles
+            else:
+                _choices(state, rng, 1)
+            view = state.view()
+            assert view.unseen == unseen_tiles(tiles, (t.revealed.tile_id for t in state.turns))
+            drawn = [t.revealed.task for t in state.turns if t.revealed.task is not None]
+            assert view.markers_unseen == markers_unseen(tiles, drawn)
+            assert view.markers_unseen is not state.view().markers_unseen  # a new dict each time

@@ -33,9 +33,33 @@ def test_records_doc_example_replays() -> None:
     assert not state.is_over
 
 
-@pytest.mark.parametrize("number", range(1, 29))
+@pytest.mark.parametrize("number", range(1, 32))
 def test_every_rules_note_has_its_named_test(number: int) -> None:
     files = sorted(Path(__file__).parent.glob("test_rules*.py"))
     rules_tests = "\n".join(path.read_text(encoding="utf-8") for path in files)
     assert f"def test_rule_{number:02d}_" in rules_tests
     assert re.search(rf"^{number}\. \*\*", (DOCS / "rules-notes.md").read_text(encoding="utf-8"), re.M)
+
+
+def test_the_readme_command_table_matches_the_commands() -> None:
+    """Every option a row shows exists; a row without "..." shows them all; one outside brackets
+    is required."""
+    import argparse
+
+    from dorf.cli import build_parser
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    rows = re.findall(r"^\| `dorf ([a-z]+) ([^`]*)`", readme, re.M)
+    assert {command for command, _ in rows} >= {"serve", "play", "simulate", "bench", "score", "replay"}
+    for command, usage in rows:
+        actions = [a for a in commands[command]._actions if a.option_strings != ["-h", "--help"]]
+        options = {o for a in actions for o in a.option_strings}
+        shown = set(re.findall(r"--[a-z-]+", usage))
+        assert shown <= options, (command, shown - options)
+        if "..." not in usage:
+            assert {a.option_strings[-1] for a in actions if a.option_strings} <= shown, command
+        bare = set(re.findall(r"--[a-z-]+", re.sub(r"\[[^]]*\]", "", usage)))
+        required = {o for a in actions if a.required for o in a.option_strings}
+        assert bare <= required, (command, bare - required)

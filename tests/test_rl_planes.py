@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -154,3 +155,58 @@ def test_spatial_planes_match_the_area() -> None:
                     task.status.value
                 ]
             )
+
+
+@pytest.mark.parametrize(
+    ("mode", "tileset"), [("coop", "base"), ("duel", "duel"), ("head-to-head", "head-to-head")]
+)
+def test_an_encoder_that_keeps_its_marks_gives_what_a_new_one_gives(mode: str, tileset: str) -> None:
+    """The kept blocks of planes (updated tile by tile, figures and tasks rewritten) against a
+    new encoder for every view, two games interleaved; every observation a new array."""
+    kept = Encoder(mode, Window(4), load_tileset(tileset))
+    previous: list[np.ndarray] = []
+    for views_a, views_b in zip(_play_random(mode, seed=5), _play_random(mode, seed=6), strict=False):
+        for view in (*views_a, *views_b):
+            obs = kept.encode(view)
+            assert np.array_equal(obs, Encoder(mode, Window(4), load_tileset(tileset)).encode(view))
+            assert not any(np.shares_memory(obs, old) for old in previous)
+            previous = [*previous[-3:], obs]
+
+
+def test_kept_marks_follow_undo() -> None:
+    state = CoopGame(seed=9).new_state()
+    rng = random.Random(9)
+    enc = Encoder("coop", Window(), state.game.tileset)
+    while not state.is_over:
+        if state.decisions and rng.random() < 0.3:
+            back = rng.randint(1, 3)
+            for _ in range(min(back, len(state.decisions))):
+                state.undo()
+            for _ in range(rng.choice((0, back))):  # none, or as many tiles again, placed elsewhere
+                if not state.is_over:
+                    state.push_move(*rng.choice(state.legal_moves()))
+        else:
+            state.push_move(*rng.choice(state.legal_moves()))
+        view = state.view()
+        assert np.array_equal(enc.coop(view), Encoder("coop", Window(), state.game.tileset).coop(view))
+
+
+@pytest.mark.parametrize(
+    ("mode", "tileset"), [("coop", "base"), ("duel", "duel"), ("head-to-head", "head-to-head")]
+)
+def test_every_value_of_an_observation_is_written(
+    mode: str, tileset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Observations start from uninitialised memory (``np.empty``): here it is NaN, and none may be left."""
+    empty = np.empty
+
+    def nan_filled(shape: Any, dtype: Any = float) -> Any:
+        return np.full(shape, np.nan, dtype=dtype) if np.dtype(dtype).kind == "f" else empty(shape, dtype)
+
+    monkeypatch.setattr(np, "empty", nan_filled)
+    enc = Encoder(mode, Window(4), load_tileset(tileset))
+    for n, views in enumerate(_play_random(mode, seed=4)):
+        if n % 5 == 0:
+            for view in views:
+                assert not np.isnan(enc.encode(view)).any()
+    assert np.empty is not empty

@@ -126,6 +126,17 @@ def test_mask_is_the_engine_enumerator_inside_the_window(mode: str) -> None:
         check_mask(small, area, face, task, moves, full=n % 10 == 3)
 
 
+def test_mask_of_the_flat_moves_is_the_mask_of_the_pairs() -> None:
+    """``PlayArea.move_array`` (the fast form the Gymnasium environment passes) against the pairs."""
+    small = Window(3)
+    for area, face, _, moves in _random_states("coop", 2, seed=8):
+        for window in (small, Window()):
+            flat_mask, flat_outside = window.mask_and_outside(face, area.move_array(moves))
+            mask, outside = window.mask_and_outside(face, iter(moves))
+            assert np.array_equal(flat_mask, mask) and flat_outside == outside
+    assert Window(1).mask_and_outside(None, PlayArea().move_array([(cell_of(5, 5), 0)]))[1] == 1
+
+
 def test_default_window_always_has_an_action() -> None:
     """The measurement of docs/rl.md, in small: random games never run out of window actions."""
     w = Window()

@@ -86,26 +86,36 @@ def test_a_solo_game_over_the_websocket_to_the_end(db: Path) -> None:
             final = play_out(sock, [0], random.Random(1))
         game = final["game"]
         assert game["over"] and game["seed"] == 7
-        rows = {row[0]: row[1] for row in game["scores"][0]["rows"]}
         record = client.get(f"/api/games/{made['id']}/record")
         assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
         state = replay_record(record.json())
-        assert state.is_over and state.score().total == rows["total"]
+        assert state.is_over and state.score().total == game["scores"][0]["total"]
         steps = client.get(f"/api/games/{made['id']}/replay").json()["steps"]
         assert len(steps) == len(record.json()["decisions"]) == game["turn"]
-        assert steps[-1]["scores"] == [rows["total"]]
+        assert steps[-1]["scores"] == [game["scores"][0]["total"]]
 
 
 def test_the_preview_is_exact_and_changes_nothing(db: Path) -> None:
     with served(db) as client:
         made = create(client, seed=11)
         rng = random.Random(4)
+        completions = 0
         with socket(client, made["id"], list(made["tokens"].values())) as sock:
-            for _ in range(25):
+            for _ in range(60):
                 state = sock.sync()
-                move = legal_move(state, 0, rng)
-                preview = sock.request({**move, "type": "preview"})
-                assert preview["type"] == "preview"
+                if state["game"]["over"]:
+                    break
+                # a move that completes or fails a task, if one of the cells has one; else any
+                cells = state["you"]["legal"]["0"]
+                tried = []
+                for q, r, rots in rng.sample(cells, len(cells)):
+                    move = {"type": "move", "seat": 0, "at": [q, r], "rot": rng.choice(rots)}
+                    preview = sock.request({**move, "type": "preview"})
+                    assert preview["type"] == "preview"
+                    tried.append((move, preview))
+                    if preview["completes"] or preview["fails"]:
+                        break
+                move, preview = tried[-1]
                 assert sock.sync()["game"]["version"] == state["game"]["version"]
                 assert sock.request(move)["type"] == "ok"
                 after = sock.sync()["game"]
@@ -113,18 +123,21 @@ def test_the_preview_is_exact_and_changes_nothing(db: Path) -> None:
                 new = after["log"][len(state["game"]["log"]) :]
                 assert new[0]["kind"] == "place"
                 done = sorted(e["text"] for e in new if e["kind"] in ("completed", "failed"))
-                expected = [f"{t['name']} {t['value']} task completed" for t in preview["completes"]]
-                expected += [f"{t['name']} {t['value']} task failed" for t in preview["fails"]]
+                expected = [f"Player 1 completed {t['name']} {t['value']}" for t in preview["completes"]]
+                expected += [f"Player 1 failed {t['name']} {t['value']}" for t in preview["fails"]]
                 assert done == sorted(expected)
+                completions += len(expected)
                 placed = after["areas"][0]["tiles"][-1]
                 for group in preview["groups"]:
                     if placed["at"] in group["cells"]:
                         assert len(group["cells"]) == group["size"] or group["letter"] in "RT"
+        assert completions  # the log's task lines were checked at least once
 
 
-def test_undo_in_a_solo_game_takes_back_the_placement(db: Path) -> None:
+def test_undo_in_a_practice_game_takes_back_the_placement(db: Path) -> None:
     with served(db) as client:
-        made = create(client, seats=[{"kind": "here"}, {"kind": "computer", "player": "random"}])
+        seats = [{"kind": "here"}, {"kind": "computer", "player": "random"}]
+        made = create(client, seats=seats, practice=True)
         with socket(client, made["id"], list(made["tokens"].values())) as sock:
             state = sock.sync()
             first = state["game"]["revealed"][0]
@@ -465,3 +478,14 @@ def test_a_computer_plays_a_cooperative_game_alone(db: Path) -> None:
         with socket(client, made["id"]) as sock:
             final = sock.wait(lambda s: s["game"]["over"], limit=5000)
         assert final["game"]["turn"] > 40
+
+
+def test_the_test_client_is_used_as_starlette_recommends() -> None:
+    """Starlette's test client warns when it runs on httpx; the test extra installs httpx2."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import fastapi.testclient"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr.strip().splitlines()[-1:]

@@ -25,8 +25,10 @@ def served(db: Path | str, **config: Any) -> Iterator[TestClient]:
         yield client
 
 
-def create(client: TestClient, mode: str = "coop", seats: list[Json] | None = None, seed: int = 7) -> Json:
-    body: Json = {"mode": mode, "seed": seed}
+def create(
+    client: TestClient, mode: str = "coop", seats: list[Json] | None = None, seed: int = 7, **more: Any
+) -> Json:
+    body: Json = {"mode": mode, "seed": seed, **more}
     if seats is not None:
         body["seats"] = seats
     response = client.post("/api/games", json=body)

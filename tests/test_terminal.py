@@ -114,14 +114,14 @@ def test_illegal_placement_is_one_line_and_changes_nothing() -> None:
     assert total_of(result.stdout) == score
 
 
-def test_undo_takes_back_a_placement() -> None:
+def test_undo_takes_back_a_placement_in_a_practice_game() -> None:
     moves, score = first_moves(seed=6)
     entries = [moves[0], moves[1], "undo", moves[1], *moves[2:]]
-    result = run(["play", "--seed", "6", "--no-color"], script(entries))
+    result = run(["play", "--seed", "6", "--no-color", "--practice"], script(entries))
     assert result.returncode == 0, result.stderr
     assert "Took back turn 2" in result.stdout
     assert total_of(result.stdout) == score
-    result = run(["play", "--seed", "6", "--no-color"], script(["undo", "quit"]))
+    result = run(["play", "--seed", "6", "--no-color", "--practice"], script(["undo", "quit"]))
     assert "nothing to undo" in result.stdout
 
 

@@ -55,12 +55,12 @@ def result_line(state: DuelState, names: tuple[str, str]) -> str:
     return f"{names[winner]} wins, {totals[winner]} to {totals[1 - winner]}."
 
 
-def session_for(seed: int, computer: bool = False) -> tuple[DuelSession, io.StringIO]:
+def session_for(seed: int, computer: bool = False, practice: bool = False) -> tuple[DuelSession, io.StringIO]:
     out = io.StringIO()
     console = Console(io.StringIO(), out, io.StringIO(), color=False)
     state = DuelGame(seed=seed).new_state()
     player = RandomPlayer(seed) if computer else None
-    return DuelSession(state, ["Ann", "Bob"], console, computer=player), out
+    return DuelSession(state, ["Ann", "Bob"], console, computer=player, practice=practice), out
 
 
 def test_whole_hot_seat_duel_through_a_pipe(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ def test_bad_input_is_one_line_and_changes_nothing() -> None:
         said = out.getvalue()[before:].strip().splitlines()
         assert len(said) == 1, (entry, said)
         assert session.state.history == history and session.state.to_move() == (1,)
-    assert "undo is not offered" in out.getvalue()
+    assert "a laid tile stays: undo is only for practice games" in out.getvalue()
     # player 1 has placed this tile: a placement for them now is refused
     assert session.decide(first, 0) is False
     assert "has placed this tile" in out.getvalue().splitlines()[-1]
@@ -123,7 +123,7 @@ def test_bad_input_is_one_line_and_changes_nothing() -> None:
 
 
 def test_undo_against_the_computer_takes_back_both_placements() -> None:
-    session, out = session_for(seed=5, computer=True)
+    session, out = session_for(seed=5, computer=True, practice=True)
     state = session.state
     placement = state.legal_placements(0)[0]
     assert session.decide(placement, 0)

@@ -68,12 +68,14 @@ def result_line(state: HeadToHeadState, names: tuple[str, str]) -> str:
     return f"{names[winner]} wins on tie-breaker"
 
 
-def session_for(seed: int, computer: bool = False) -> tuple[HeadToHeadSession, io.StringIO]:
+def session_for(
+    seed: int, computer: bool = False, practice: bool = False
+) -> tuple[HeadToHeadSession, io.StringIO]:
     out = io.StringIO()
     console = Console(io.StringIO(), out, io.StringIO(), color=False)
     state = HeadToHeadGame(seed=seed).new_state()
     player = RandomPlayer(seed) if computer else None
-    return HeadToHeadSession(state, ["Ann", "Bob"], console, computer=player), out
+    return HeadToHeadSession(state, ["Ann", "Bob"], console, computer=player, practice=practice), out
 
 
 def said_since(out: io.StringIO, mark: int) -> list[str]:
@@ -204,7 +206,7 @@ def test_bad_input_while_laying() -> None:
 
 
 def test_undo_against_the_computer_in_the_draft() -> None:
-    session, out = session_for(seed=4, computer=True)
+    session, out = session_for(seed=4, computer=True, practice=True)
     state = session.state
     assert session.decide(Pick(state.pool[0]), 0)
     assert session.computer is not None
@@ -216,7 +218,7 @@ def test_undo_against_the_computer_in_the_draft() -> None:
 
 
 def test_undo_refused_between_two_people() -> None:
-    session, out = session_for(seed=4)
+    session, out = session_for(seed=4, practice=True)
     session.handle("pick 4", 0)
     assert session.handle("undo", 1) is False
     assert out.getvalue().splitlines()[-1].startswith("undo is not offered when two people play")

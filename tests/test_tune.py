@@ -43,7 +43,7 @@ def test_a_tiny_tuning_run_writes_weights_the_planner_plays_with(
     assert f"wrote {first}" in out
     weights = read_weights(first.read_text())
     document = json.loads(first.read_text())
-    assert document["tuning"]["command"].startswith("dorf tune --seed 1 --games 5 --rounds 2")
+    assert document["tuning"]["command"].startswith("dorf tune --mode coop --seed 1 --games 5 --rounds 2")
     assert [r["round"] for r in document["tuning"]["rounds"]] == [1, 2]
     assert _tune(second) == 0
     assert read_weights(second.read_text()) == weights  # the same run gives the same weights

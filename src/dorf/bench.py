@@ -1,25 +1,56 @@
-"""``dorf bench``: games by uniformly random players, timed.
+"""``dorf bench``: the engine timed, on the play-area backend in use or on both side by side.
 
-Each turn enumerates every legal placement and picks one uniformly, so the
-figure measures the enumerator and the incremental play area together.  The
-cooperative game is played solo; in the Duel and Head to Head both players
-are random (the draft picks too), and both players' placements count.
+Three measures (``--measure``):
+
+- ``play`` (the default): games by uniformly random players.  Each turn enumerates every
+  legal placement and picks one uniformly, so the figure measures the enumerator and the
+  incremental play area together with the game's own flow.  The cooperative game is
+  played solo; in the Duel and Head to Head both players are random (the draft picks
+  too), and both players' placements count.
+- ``search``: the search player (:mod:`dorf.players.search`) analysing seeded positions
+  of the mode with a budget of futures; the figure is sampled futures a second, and the
+  output lists the placements it chose (the same on both backends).
+- ``memory``: what the fullest play area a box makes costs in bytes, measured with
+  :mod:`tracemalloc` (every tile of the set placed at its first legal move).
+
+``--compare`` runs the measure on the pure and the compiled backend in turn, in the same
+process, and prints both figures and their ratio.  The line says which backend ran
+(``"backend"``): ``compiled`` where the C core is built, ``pure`` where it is not or
+DORF_PURE=1 is set.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import time
+import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 from dorf.games.coop import CoopGame
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.players.search import SearchPlayer
+from dorf.rules.area import COMPILED, PlayArea, backend, use_backend
+from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import TileSet, load_tileset
 
 BENCH_MODES = ("coop", "duel", "head-to-head")
+MEASURES = ("play", "search", "memory")
 _TILESETS = {"coop": "base", "duel": "duel", "head-to-head": "head-to-head"}
+#: What one play area may cost, in bytes, in either backend.
+AREA_BUDGET = 64 * 1024
+#: Futures the search player samples a decision in ``--measure search``.
+SEARCH_FUTURES = 12
+
+
+class BenchError(ValueError):
+    """A benchmark that cannot run here (the compiled backend is not built)."""
+
+
+# --- play ----------------------------------------------------------------------------------
 
 
 def _coop_game(seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float]:
@@ -35,15 +66,19 @@ def _coop_game(seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, floa
     return placements, state.score().total
 
 
-def _two_player_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float]:
-    """One game of random players; returns placements (both players') and the mean of the two totals."""
+def _two_player_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float, float]:
+    """One game of random players; returns placements (both players'), the mean of the two totals
+    and the seconds the Head to Head draft took (it places no tile: ``run_bench`` times it apart)."""
     game: DuelState | HeadToHeadState
+    draft = 0.0
     if mode == "duel":
         game = DuelGame(seed=seed, tileset=tiles).new_state()
     else:
+        started = time.perf_counter()
         game = HeadToHeadGame(seed=seed, tileset=tiles).new_state()
         while game.pool:
             game.pick(game.pool[rng.randrange(len(game.pool))])
+        draft = time.perf_counter() - started
     placements = 0
     while True:
         waiting = game.to_move()
@@ -54,34 +89,213 @@ def _two_player_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -
         cell, rot = moves[rng.randrange(len(moves))]
         game.push_move(cell, rot, player)
         placements += 1
-    return placements, sum(pad.total for pad in game.scores()) / 2
+    return placements, sum(pad.total for pad in game.scores()) / 2, draft
 
 
 def run_bench(games: int, seed: int, tileset: TileSet | None = None, mode: str = "coop") -> dict[str, Any]:
-    """Play ``games`` games from seeds ``seed, seed+1, ...``; return the figures."""
+    """Play ``games`` games from seeds ``seed, seed+1, ...``; return the figures.
+
+    ``seconds`` is the time of whole games (dealing, every placement, scoring), except in Head
+    to Head the draft before the laying: it places no tile, and its own time is
+    ``draft_seconds``; ``games_per_s`` counts both."""
     tiles = tileset or load_tileset(_TILESETS[mode])
     placements = 0
     total_score = 0.0
+    draft = 0.0
     started = time.perf_counter()
     for g in range(games):
         rng = random.Random(seed + g)
         if mode == "coop":
             placed, score = _coop_game(seed + g, tiles, rng)
         else:
-            placed, score = _two_player_game(mode, seed + g, tiles, rng)
+            placed, score, drafting = _two_player_game(mode, seed + g, tiles, rng)
+            draft += drafting
         placements += placed
         total_score += score
-    seconds = time.perf_counter() - started
-    return {
+    whole = time.perf_counter() - started
+    seconds = whole - draft
+    out = {
         "mode": mode,
+        "backend": backend(),
         "games": games,
         "placements": placements,
         "seconds": round(seconds, 3),
         "placements_per_s": round(placements / seconds, 1) if seconds else 0.0,
-        "games_per_s": round(games / seconds, 2) if seconds else 0.0,
+        "games_per_s": round(games / whole, 2) if whole else 0.0,
         "mean_score": round(total_score / games, 2) if games else 0.0,
+    }
+    if mode == "head-to-head":
+        out["draft_seconds"] = round(draft, 3)
+    return out
+
+
+# --- search --------------------------------------------------------------------------------
+
+
+def _positions(mode: str, games: int, seed: int) -> list[Any]:
+    """Seeded positions to analyse: each game advanced by random placements to its 10th to 30th tile."""
+    views: list[Any] = []
+    for g in range(games):
+        rng = random.Random(seed + g)
+        steps = 10 + (seed + g) % 21
+        if mode == "coop":
+            state = CoopGame(seed=seed + g).new_state()
+            for _ in range(steps):
+                moves = state.legal_moves()
+                if not moves:
+                    break
+                state.push_move(*moves[rng.randrange(len(moves))])
+            if not state.is_over:
+                views.append(state.view())
+            continue
+        game: DuelState | HeadToHeadState
+        if mode == "duel":
+            game = DuelGame(seed=seed + g).new_state()
+        else:
+            game = HeadToHeadGame(seed=seed + g).new_state()
+            while game.pool:
+                game.pick(game.pool[rng.randrange(len(game.pool))])
+        for _ in range(2 * steps):
+            waiting = game.to_move()
+            if not waiting:
+                break
+            moves = game.legal_moves(waiting[0])
+            game.push_move(*moves[rng.randrange(len(moves))], waiting[0])
+        if game.to_move():
+            views.append(game.view(game.to_move()[0]))
+    return views
+
+
+def run_search_bench(games: int, seed: int, mode: str = "coop") -> dict[str, Any]:
+    """The search player's decisions at seeded positions: sampled futures a second."""
+    views = _positions(mode, games, seed)
+    chosen = []
+    started = time.perf_counter()
+    for i, view in enumerate(views):
+        chosen.append(str(SearchPlayer(seed + i, iterations=SEARCH_FUTURES).choose(view)))
+    seconds = time.perf_counter() - started
+    futures = SEARCH_FUTURES * len(views)
+    return {
+        "mode": mode,
+        "backend": backend(),
+        "decisions": len(views),
+        "futures": futures,
+        "seconds": round(seconds, 3),
+        "futures_per_s": round(futures / seconds, 1) if seconds else 0.0,
+        "chosen": chosen,
     }
 
 
-def bench_line(games: int, seed: int, mode: str = "coop") -> str:
-    return json.dumps(run_bench(games, seed, mode=mode))
+# --- memory --------------------------------------------------------------------------------
+
+
+def _box(tileset: TileSet) -> list[tuple[str, str | None, TaskSpec | None]]:
+    """Every tile of the set with its flag and a task (printed, or the next marker of its type)."""
+    markers = {kind: list(values) for kind, values in tileset.markers.items()}
+    doubles = list(tileset.doubles)
+    out = []
+    for tile in tileset.tiles:
+        task = None
+        if tile.task == DOUBLE:
+            task = TaskSpec(DOUBLE, 6, doubles.pop()) if doubles else None
+        elif tile.task is not None:
+            pile = markers.get(tile.task, [])
+            value = tile.value if tile.value is not None else (pile.pop() if pile else None)
+            task = None if value is None else TaskSpec(tile.task, value)
+        out.append((tile.face, tile.flag, task))
+    return out
+
+
+def _fill(box: list[tuple[str, str | None, TaskSpec | None]]) -> PlayArea:
+    area = PlayArea()
+    for face, flag, task in box:
+        moves = area.legal_moves(face, task)
+        if moves:
+            area.push(face, *moves[0], flag=flag, task=task)
+    return area
+
+
+def area_bytes(mode: str = "coop") -> tuple[int, int]:
+    """Tiles and bytes of the fullest area the mode's box makes: every tile of the set placed
+    at its first legal move (more than any game of the mode places in one area).  Bytes are
+    every allocation the area holds (its Python objects and, for the compiled core, its C
+    arrays), by :mod:`tracemalloc`, after one area has been built to fill the caches shared
+    by all areas (tile tables, cached moves)."""
+    box = _box(load_tileset(_TILESETS[mode]))
+    _fill(box)
+    gc.collect()
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        area = _fill(box)
+        gc.collect()
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    return len(area), used
+
+
+def run_memory_bench(mode: str = "coop") -> dict[str, Any]:
+    tiles, used = area_bytes(mode)
+    return {"mode": mode, "backend": backend(), "tiles": tiles, "bytes": used, "budget": AREA_BUDGET}
+
+
+# --- the command -----------------------------------------------------------------------------
+
+_FIGURE = {"play": "placements_per_s", "search": "futures_per_s", "memory": "bytes"}
+
+
+def _measure(measure: str, games: int, seed: int, mode: str) -> dict[str, Any]:
+    if measure == "play":
+        return run_bench(games, seed, mode=mode)
+    if measure == "search":
+        return run_search_bench(games, seed, mode=mode)
+    return run_memory_bench(mode)
+
+
+def compare(measure: str, games: int, seed: int, mode: str, rounds: int = 3) -> dict[str, Any]:
+    """The measure on the pure and the compiled backend, in turn, ``rounds`` times; the best
+    figure of each (the smallest for memory) and their ratio (compiled over pure, or pure over
+    compiled for memory), with the pure run's other figures."""
+    if COMPILED is None:
+        raise BenchError("the compiled backend is not built (or DORF_PURE is set): nothing to compare")
+    best: dict[str, dict[str, Any]] = {}
+    pick: Callable[[float, float], float] = min if measure == "memory" else max
+    previous = backend()
+    try:
+        for _ in range(rounds if measure != "memory" else 1):
+            for name in ("pure", "compiled"):
+                use_backend(name)
+                figures = _measure(measure, games, seed, mode)
+                old = best.get(name)
+                if (
+                    old is None
+                    or pick(figures[_FIGURE[measure]], old[_FIGURE[measure]]) != old[_FIGURE[measure]]
+                ):
+                    best[name] = figures
+    finally:
+        use_backend(previous)
+    pure, compiled = best["pure"][_FIGURE[measure]], best["compiled"][_FIGURE[measure]]
+    out = {k: v for k, v in best["pure"].items() if k not in ("backend", "seconds", _FIGURE[measure])}
+    out.update({"measure": measure, "pure": pure, "compiled": compiled})
+    out["ratio"] = (
+        round(pure / compiled if measure == "memory" else compiled / pure, 2) if pure and compiled else 0.0
+    )
+    if measure == "search":
+        out["same_choices"] = best["pure"]["chosen"] == best["compiled"]["chosen"]
+        out.pop("chosen")
+    if measure == "play":
+        same = (best["pure"]["placements"], best["pure"]["mean_score"])
+        out["same_games"] = same == (best["compiled"]["placements"], best["compiled"]["mean_score"])
+    return out
+
+
+def bench_line(
+    games: int, seed: int, mode: str = "coop", measure: str = "play", compared: bool = False
+) -> str:
+    if compared:
+        return json.dumps(compare(measure, games, seed, mode))
+    return json.dumps(_measure(measure, games, seed, mode))

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from dorf.arguments import integer, positive
 from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
+from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
 from dorf.rules.scoring import SCORERS
@@ -53,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--names", default=None, help="comma-separated player names (coop: sets --players; vs random: yours)"
     )
     play.add_argument("--seed", type=integer, default=None, help="seed of the shuffle (random if omitted)")
+    play.add_argument(
+        "--first",
+        type=positive,
+        default=1,
+        metavar="N",
+        help="who starts, by place in --names (default 1): the first player of the cooperative game, "
+        "the first to pick in the Head to Head draft, the first to place in the Duel",
+    )
+    play.add_argument(
+        "--practice",
+        action="store_true",
+        help="a practice game: undo allowed; its record says so and no campaign takes it",
+    )
     play.add_argument("--save", default=None, metavar="FILE", help="save the game record here at the end")
     play.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
@@ -65,10 +79,25 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     replay.add_argument("--no-color", action="store_true", help="letters only, no ANSI colours")
 
-    bench = sub.add_parser("bench", help="time games of random players; prints one JSON line")
+    bench = sub.add_parser(
+        "bench",
+        help="time the engine (random games, the search player, an area's memory); prints one JSON line",
+    )
     bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
-    bench.add_argument("--games", type=positive, default=200)
-    bench.add_argument("--seed", type=integer, default=1)
+    bench.add_argument(
+        "--measure",
+        choices=("play", "search", "memory"),
+        default="play",
+        help="play: random games (placements/s); search: the search player (futures/s); "
+        "memory: bytes of the fullest play area",
+    )
+    bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
+    bench.add_argument("--seed", type=integer, default=1, help="seed of the first game (default 1)")
+    bench.add_argument(
+        "--compare",
+        action="store_true",
+        help="run on the pure and the compiled backend in turn; print the ratio",
+    )
     campaign_cli.add_parser(sub)
     add_simulate_parser(sub)
     add_analyse_parser(sub)
@@ -92,6 +121,8 @@ def cmd_score(path: str, as_json: bool) -> int:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
             raise BoardError(f"not valid JSON: {exc}") from None
+        if isinstance(data, dict) and data.get("format") == RECORD_FORMAT:
+            raise BoardError(f"{path} is a {RECORD_FORMAT} file (a game record); use dorf replay {path}")
         mode, area = load_board(data)
     except BoardError as exc:
         print(f"dorf score: {exc}", file=sys.stderr)
@@ -192,9 +223,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tune":
             return tune_main(args)
         if args.command == "bench":
-            from dorf.bench import bench_line
+            from dorf.bench import BenchError, bench_line
 
-            print(bench_line(args.games, args.seed, args.mode))
+            try:
+                print(bench_line(args.games, args.seed, args.mode, args.measure, args.compare))
+            except BenchError as exc:
+                print(f"dorf bench: {exc}", file=sys.stderr)
+                return 2
             return 0
         if args.command == "play":
             from dorf.terminal.play import play_main

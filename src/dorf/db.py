@@ -49,12 +49,19 @@ def default_path() -> Path:
 
 
 def connect(path: str | os.PathLike[str] | None = None) -> sqlite3.Connection:
-    """Open (creating if needed) the database at ``path`` (default :func:`default_path`)."""
+    """Open (creating if needed) the database at ``path`` (default :func:`default_path`).
+
+    The default path's folder is made if missing; a path given explicitly must be in a folder
+    that exists (a typo should not make folders).
+    """
     target = default_path() if path is None else path
     memory = str(target) == ":memory:"
+    folder = Path(target).parent
+    if not memory and path is not None and not folder.is_dir():
+        raise DatabaseError(f"cannot open database {target}: there is no folder {str(folder)!r}")
     try:
-        if not memory:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        if not memory and path is None:
+            folder.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(target, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     except (OSError, sqlite3.Error) as exc:
         raise DatabaseError(f"cannot open database {target}: {exc}") from None

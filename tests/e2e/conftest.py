@@ -1,81 +1,45 @@
 """Browser tests: a real server on a free port and Debian's headless Chromium driven by Playwright.
 
-The server runs uvicorn in a thread on a temporary database.  Chromium is the
+The server runs uvicorn in a thread on a temporary database (as the
+screenshot script does: :mod:`dorf.server.screenshots`).  Chromium is the
 system one (``/usr/bin/chromium``, or ``$DORF_CHROMIUM``), launched through
 its executable path: nothing is downloaded.  ``./run.sh test`` installs both;
 without them these tests fail (they are never skipped).
 A failed test leaves a screenshot of every page it had open in
 ``test-artifacts/`` (or ``$DORF_TEST_ARTIFACTS``).
+
+Viewports: :data:`WIDE` (1400 x 900, a laptop) and :data:`PHONE` (390 x 844, a
+common phone, with touch).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
-import time
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from dorf.server.screenshots import CHROMIUM_ARGS, chromium_path, running_server
+
 ARTIFACTS = Path(os.environ.get("DORF_TEST_ARTIFACTS", "test-artifacts"))
+WIDE = (1400, 900)
+PHONE = (390, 844)
+#: Requests the page makes to find out what the server offers; a 404 only means "not offered here".
+OPTIONAL_ROUTES = re.compile(r"/api/levels$|/api/games/[^/]+/hint$")
 
 
 def _missing(reason: str) -> None:
     pytest.fail(f"browser tests cannot run: {reason}")
 
 
-def _chromium() -> str:
-    path = os.environ.get("DORF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).exists():
-        _missing("no chromium (apt-get install chromium)")
-    return path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
-    from dorf.server.app import TRANSPORT_LIMIT, create_app
-    from dorf.server.hub import ServerConfig
-
     db = tmp_path_factory.mktemp("server") / "dorf.sqlite3"
-    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=0.05))
-    port = _free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running_server(db) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +48,9 @@ def browser() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("playwright is not installed (pip install playwright)")
-    path = _chromium()
+    path = chromium_path()
+    if path is None:
+        _missing("no chromium (apt-get install chromium)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield browser
@@ -111,17 +77,32 @@ class Pages:
         self.pages: list[Any] = []
         self.errors: list[str] = []
 
-    def new(self, width: int = 1280, height: int = 800) -> Any:
-        context = self.browser.new_context(viewport={"width": width, "height": height})
+    def new(self, width: int = 1280, height: int = 800, touch: bool = False) -> Any:
+        """A page in a context of its own; ``touch``: a phone (touch events, mobile viewport)."""
+        context = self.browser.new_context(
+            viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+        )
         context.set_default_timeout(15_000)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
-        page.on(
-            "console", lambda msg: self.errors.append(f"console: {msg.text}") if msg.type == "error" else None
-        )
+        page.on("console", lambda msg: self._console(msg))
         self.contexts.append(context)
         self.pages.append(page)
         return page
+
+    def wide(self) -> Any:
+        return self.new(*WIDE)
+
+    def phone(self) -> Any:
+        return self.new(*PHONE, touch=True)
+
+    def _console(self, msg: Any) -> None:
+        if msg.type != "error":
+            return
+        url = (msg.location or {}).get("url", "")
+        if "status of 404" in msg.text and OPTIONAL_ROUTES.search(url):
+            return
+        self.errors.append(f"console: {msg.text} ({url})")
 
 
 @pytest.fixture
@@ -140,3 +121,23 @@ def pages(browser: Any, request: pytest.FixtureRequest) -> Iterator[Pages]:
                 print(f"screenshot: {target}")
     for context in opened.contexts:
         context.close()
+
+
+def version(page: Any) -> int:
+    """The version of the game the page shows (it counts the game's changes)."""
+    return int(page.evaluate("document.body.dataset.version || '-1'"))
+
+
+def wait_version_after(page: Any, old: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
+
+
+def start_from_lobby(page: Any, server_url: str, mode: str = "", names: tuple[str, ...] = ()) -> None:
+    """Start a game on the front page: the mode's card (by its name), the players' names."""
+    page.goto(server_url + "/")
+    if mode:
+        page.locator("label.mode", has_text=mode).click()
+    for i, name in enumerate(names):
+        page.locator(".seat-name").nth(i).fill(name)
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))

@@ -7,17 +7,10 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Pages
+
+from conftest import Pages, start_from_lobby, version, wait_version_after
 
 pytestmark = pytest.mark.slow
-
-
-def version(page: Any) -> int:
-    return int(page.evaluate("document.body.dataset.version || '-1'"))
-
-
-def wait_version_after(page: Any, old: int) -> None:
-    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
 
 
 def place_by_clicking(page: Any, rng: random.Random) -> None:
@@ -37,10 +30,12 @@ def place_by_clicking(page: Any, rng: random.Random) -> None:
 def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
     page = pages.new()
     page.goto(server_url + "/")
+    page.locator("#practice").check()  # undo is for practice games
     page.locator("#start").click()
     page.wait_for_url(re.compile(r"/game/"))
     page.locator(".legal-cell").first.wait_for()
     assert page.locator(".banner").inner_text().startswith("Your turn")
+    assert page.locator("#undo-button").count() == 0  # nothing to take back at move 0
 
     # Rotating: the button, the R key and the mouse wheel all turn the tile.
     rotation = page.locator(".card-tile .rot-no")
@@ -59,11 +54,11 @@ def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: 
         place_by_clicking(page, rng)
         moves += 1
         if moves == 3:  # undo once in the middle of the game
-            tiles = page.locator(".tiles .tile").count()
+            tiles = page.locator(".ground > g").count()
             old = version(page)
             page.get_by_role("button", name="↶ Undo").click()
             wait_version_after(page, old)
-            assert page.locator(".tiles .tile").count() == tiles - 1
+            assert page.locator(".ground > g").count() == tiles - 1
         assert moves < 200
     pad = page.locator("#score-pad")
     pad.wait_for()
@@ -100,6 +95,11 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
     spectator.locator(".card-turn").wait_for()
 
     rng = random.Random(5)
+    # Ann places first: her page says Bob is placing the same tile, on his board and on the tile card.
+    place_by_clicking(ann, rng)
+    assert "Bob is placing this tile" in ann.locator("#tile-whose").text_content()
+    assert ann.locator('.area-pane[data-area="1"] .banner').inner_text() == "Bob is placing this tile"
+    assert "Your turn" not in ann.locator('.area-pane[data-area="0"] .banner').inner_text()
     players = [ann, bob]
     for _ in range(400):
         if all(p.evaluate("document.body.dataset.over") == "1" for p in players):
@@ -122,16 +122,14 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
 
 def test_head_to_head_draft_against_the_computer(server_url: str, pages: Pages) -> None:
     page = pages.new()
-    page.goto(server_url + "/")
-    page.locator("label.mode", has_text="Head to Head").click()
-    page.locator("#start").click()
-    page.wait_for_url(re.compile(r"/game/"))
+    start_from_lobby(page, server_url, "Head to Head")
     for _ in range(3):
         page.wait_for_function("document.body.dataset.mine === '1'")
         old = version(page)
         page.locator("#draft-pool button.pool-tile").first.click()
         wait_version_after(page, old)
-    page.wait_for_function("document.querySelectorAll('.owned .pool-tile').length >= 6")
+    page.wait_for_function("document.querySelectorAll('.owned .pool-tile:not(.flag-tile)').length >= 6")
+    assert page.locator(".owned .pool-tile.flag-tile").count() == 4  # two multicoloured flag tiles each
     assert not pages.errors, pages.errors
 
 
@@ -152,17 +150,15 @@ def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages:
     assert label.inner_text() == f"{last} / {last}"
     page.locator("#replay-back").click()
     assert label.inner_text() == f"{last - 1} / {last}"
-    assert page.locator(".tiles .tile").count() == last - 1 or page.locator(".tiles .tile").count() < last
+    assert page.locator(".ground > g").count() == last - 1 or page.locator(".ground > g").count() < last
     page.keyboard.press("ArrowRight")
-    assert page.locator(".tiles .tile").count() >= 1
+    assert page.locator(".ground > g").count() >= 1
     assert not pages.errors, pages.errors
 
 
 def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
     page = pages.new()
-    page.goto(server_url + "/")
-    page.locator("#start").click()
-    page.wait_for_url(re.compile(r"/game/"))
+    start_from_lobby(page, server_url)
     page.locator(".legal-cell").first.wait_for()
     for _ in range(4):
         old = version(page)
@@ -171,5 +167,5 @@ def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
         page.keyboard.press("Shift+R")
         page.keyboard.press("Enter")
         wait_version_after(page, old)
-    assert page.locator(".tiles .tile").count() == 4
+    assert page.locator(".ground > g").count() == 4
     assert not pages.errors, pages.errors

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+
 from conftest import Pages
 
 pytestmark = pytest.mark.slow

@@ -191,12 +191,18 @@ def _info_line(info: CampaignInfo) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     with _open(args) as campaigns:
-        infos = campaigns.listing(include_archived=args.all)
+        campaigns_all = campaigns.listing(include_archived=True)
+    infos = [info for info in campaigns_all if args.all or not info.archived]
     if args.json:
         print(json.dumps([info.as_json() for info in infos]))
         return 0
     if not infos:
-        print("no campaigns yet: start one with `dorf campaign new NAME`")
+        archived = 0 if args.all else sum(1 for info in campaigns_all if info.archived)
+        if archived:
+            hint = "see them with --all; unarchive NAME brings one back"
+            print(f"no campaigns to list: {archived} archived ({hint})")
+        else:
+            print("no campaigns yet: start one with `dorf campaign new NAME`")
         return 0
     print(f"{'campaign':<24} {'games':>5} {'best':>5}  last game")
     for info in infos:

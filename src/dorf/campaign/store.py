@@ -92,6 +92,10 @@ SCHEMA: tuple[str, ...] = (
     );
     CREATE INDEX campaign_game_by_campaign ON campaign_game (campaign_id, number)
     """,
+    """
+    ALTER TABLE campaign_game ADD COLUMN game_ref TEXT;
+    CREATE UNIQUE INDEX campaign_game_by_ref ON campaign_game (campaign_id, game_ref)
+    """,
 )
 MAX_NAME = 60
 MAX_PLAYERS = 6
@@ -306,12 +310,29 @@ class Change:
 
 @dataclass(frozen=True)
 class FinishedGame:
-    """A finished cooperative game read from a ``dorf-record/1`` file."""
+    """A finished cooperative game read from a ``dorf-record/1`` file.
+
+    ``key`` names the game by its seed and decisions, ``game_id`` by the id the server gave
+    it (if it came from a server): a campaign holds a game once, whichever way it comes.
+    """
 
     pad: ScorePad
     players: tuple[str, ...]
     record: str
     key: str
+    game_id: str | None = None
+
+
+def game_key(tileset: str, seed: int, moves: list[list[int]]) -> str:
+    """The key of a cooperative game: its tile set, seed and placements (``[q, r, rot]``)."""
+    text = json.dumps({"tileset": tileset, "seed": seed, "moves": moves}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def refuse_practice(record: dict[str, Any], where: str) -> None:
+    """A practice game (undo allowed) never goes into a campaign."""
+    if record.get("practice") is True:
+        raise CampaignError(f"{where}a practice game (undo was allowed): it cannot go into a campaign")
 
 
 def read_finished_record(path: str | Path) -> FinishedGame:
@@ -321,6 +342,7 @@ def read_finished_record(path: str | Path) -> FinishedGame:
 
     try:
         data = load_record(path)
+        refuse_practice(data, f"{path}: ")
         if data.get("mode") != "coop":
             raise CampaignError(
                 f"{path}: only cooperative games go into a campaign (this record is {data.get('mode')!r})"
@@ -333,13 +355,14 @@ def read_finished_record(path: str | Path) -> FinishedGame:
         raise CampaignError(f"{path}: the game is not finished ({len(state.decisions)} tiles placed)")
     game = state.game
     moves = [[p.at.q, p.at.r, p.rot] for p in state.decisions]
-    key_text = json.dumps({"tileset": game.tileset.name, "seed": game.seed, "moves": moves}, sort_keys=True)
     players = check_players(str(p) for p in data["players"])
+    game_id = data.get("game_id")
     return FinishedGame(
         state.score(),
         players,
         json.dumps(data, sort_keys=True),
-        hashlib.sha256(key_text.encode()).hexdigest(),
+        game_key(game.tileset.name, game.seed, moves),
+        game_id if isinstance(game_id, str) and game_id else None,
     )
 
 
@@ -570,6 +593,11 @@ class Campaigns:
                     "SELECT number FROM campaign_game WHERE campaign_id = ? AND record_key = ?",
                     (campaign_id, finished.key),
                 ).fetchone()
+                if dup is None and finished.game_id is not None:
+                    dup = self.conn.execute(
+                        "SELECT number FROM campaign_game WHERE campaign_id = ? AND game_ref = ?",
+                        (campaign_id, finished.game_id),
+                    ).fetchone()
                 if dup is not None:
                     raise CampaignError(f"this game is already recorded in {row['name']!r} as game {dup[0]}")
             reached = self._reached(campaign_id)
@@ -592,7 +620,8 @@ class Campaigns:
             recorded = _now()
             cursor = self.conn.execute(
                 "INSERT INTO campaign_game (campaign_id, number, played, source, players, breakdown, total,"
-                " circles, record, record_key, recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " circles, record, record_key, game_ref, recorded)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     campaign_id,
                     number,
@@ -604,6 +633,7 @@ class Campaigns:
                     earned,
                     None if finished is None else finished.record,
                     None if finished is None else finished.key,
+                    None if finished is None else finished.game_id,
                     recorded,
                 ),
             )

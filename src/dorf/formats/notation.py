@@ -127,11 +127,13 @@ def load_board(data: Any) -> tuple[str, PlayArea]:
     """Replay a parsed board document; returns its mode and play area."""
     if not isinstance(data, dict):
         raise BoardError("a board file must be a JSON object")
-    for key in ("format", "mode", "placements"):
-        if key not in data:
-            raise BoardError(f"missing field {key!r}")
+    if "format" not in data:
+        raise BoardError("missing field 'format'")
     if data["format"] != FORMAT:
         raise BoardError(f"format {data['format']!r} is not {FORMAT!r}")
+    for key in ("mode", "placements"):
+        if key not in data:
+            raise BoardError(f"missing field {key!r}")
     mode = data["mode"]
     if mode not in MODES:
         raise BoardError(f"mode {mode!r} is not one of {', '.join(MODES)}")

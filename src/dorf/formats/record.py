@@ -138,11 +138,13 @@ def start_of(record: Any) -> GameState:
     """A fresh state for a record's game, before any decision."""
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
-    for key in ("format", "mode", "tileset", "seed", "players", "decisions"):
-        if key not in record:
-            raise RecordError(f"missing field {key!r}")
+    if "format" not in record:
+        raise RecordError("missing field 'format'")
     if record["format"] != FORMAT:
         raise RecordError(f"format {record['format']!r} is not {FORMAT!r}")
+    for key in ("mode", "tileset", "seed", "players", "decisions"):
+        if key not in record:
+            raise RecordError(f"missing field {key!r}")
     mode = record["mode"]
     if mode not in RECORD_MODES:
         raise RecordError(f"mode {mode!r} is not supported by this version of dorf yet")
@@ -255,5 +257,11 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def save_record(state: GameState, path: str | Path, names: list[str] | None = None) -> None:
-    Path(path).write_text(json.dumps(record_of(state, names), indent=1) + "\n", encoding="utf-8")
+def save_record(
+    state: GameState, path: str | Path, names: list[str] | None = None, *, practice: bool = False
+) -> None:
+    """Write the record; a practice game's (undo allowed) says ``"practice": true``."""
+    record = record_of(state, names)
+    if practice:
+        record["practice"] = True
+    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

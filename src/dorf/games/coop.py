@@ -25,10 +25,9 @@ from dorf.games.seat import (
     Revealed,
     Seat,
     Turn,
+    Unseen,
     check_markers,
-    markers_unseen,
     shuffle_stacks,
-    unseen_tiles,
 )
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.scoring import ScorePad, score_coop
@@ -120,6 +119,7 @@ class CoopState:
         )
         self.area = self._seat.area
         self.turns = self._seat.turns
+        self._unseen = Unseen(game.tileset)
         self._seat.reveal()
 
     # --- what everyone sees -------------------------------------------------------
@@ -156,9 +156,7 @@ class CoopState:
 
     def view(self) -> PlayerView:
         """What the players may know: the area, the revealed tile, counts and unseen tiles."""
-        unseen = unseen_tiles(self.game.tileset, (t.revealed.tile_id for t in self.turns))
-        drawn = [t.revealed.task for t in self.turns if t.revealed.task is not None]
-        markers = markers_unseen(self.game.tileset, drawn)
+        unseen, markers = self._unseen.read(self.turns)
         return PlayerView(
             self.area,
             self.revealed,

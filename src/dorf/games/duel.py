@@ -13,7 +13,10 @@ gives the mutable :class:`DuelState`.
   remaining Double markers at random (rule 26).
 - **Turns**: both players place the revealed tile, each in their own area, in
   either order.  A player in whose area the tile fits nowhere sets it aside
-  (rule 10); the other still places it.
+  (rule 10); the other still places it.  The rules have both place at the same
+  time, so a placement stays unseen by the other player until they have placed
+  the tile too (:meth:`DuelState.pending`): their view shows the area as it was
+  before the turn.
 - **End**: when a landscape tile must be revealed and none is left.  The
   higher total wins; equal totals share the win (rule 27).
 
@@ -28,19 +31,24 @@ gives the mutable :class:`DuelState`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 from dorf.games.seat import (
     ACTIVE_TASKS,
     OPENING_TASK_TURNS,
+    WAITING,
     IllegalDecision,
     Revealed,
+    area_of,
     check_markers,
     markers_unseen,
+    shown_areas,
     shuffle_stacks,
     unseen_tiles,
 )
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.scoring import DuelScorePad, score_duel
 from dorf.rules.tasks import DOUBLE, Task, TaskSpec, TaskStatus
@@ -65,11 +73,15 @@ class DuelTurn:
 
 @dataclass(frozen=True)
 class DuelView:
-    """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers."""
+    """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers.
+
+    While the other player has placed the revealed tile and this one has not, :attr:`areas`
+    shows the other's area as it was before the turn (built on first use, from ``withheld``).
+    """
 
     player: int
     to_move: tuple[int, ...]
-    areas: tuple[PlayArea, PlayArea]
+    live: tuple[PlayArea, PlayArea]
     revealed: Revealed | None
     turn: int
     landscapes_left: int
@@ -77,10 +89,16 @@ class DuelView:
     unseen: tuple[Tile, ...]
     markers_unseen: dict[str, tuple[int, ...]]
     doubles_unseen: tuple[tuple[str, str], ...]
+    withheld: Callable[[], PlayArea] | None = None
 
     @property
     def area(self) -> PlayArea:
-        return self.areas[self.player]
+        return self.live[self.player]
+
+    @cached_property
+    def areas(self) -> tuple[PlayArea, PlayArea]:
+        """Both areas as this player may see them."""
+        return shown_areas(self.live, self.player, self.withheld)
 
     def legal_placements(self) -> list[Placement]:
         if self.revealed is None or self.player not in self.to_move:
@@ -140,13 +158,27 @@ class DuelState:
         if not self.turns:
             return ()
         last = self.turns[-1]
-        return tuple(p for p in (0, 1) if last.waits_for(p))
+        placements, aside = last.placements, last.set_aside
+        return WAITING[placements[0] is None and not aside[0], placements[1] is None and not aside[1]]
 
     @property
     def player(self) -> int:
         """The player to decide next when decisions are taken one at a time (-1 when over)."""
         waiting = self.to_move()
         return waiting[0] if waiting else -1
+
+    def pending(self) -> tuple[int, ...]:
+        """The player (if any) who has placed the revealed tile while the other still has to:
+        that placement stays unseen by the other until they have placed the tile too."""
+        if not self.turns:
+            return ()
+        turn = self.turns[-1]
+        return tuple(p for p in (0, 1) if turn.placements[p] is not None and turn.waits_for(1 - p))
+
+    def area_before_turn(self, player: int) -> PlayArea:
+        """A copy of ``player``'s area as it was before the current turn."""
+        placed = [(t.revealed, t.placements[player]) for t in self.turns[:-1]]
+        return area_of((revealed, at) for revealed, at in placed if at is not None)
 
     def landscapes_left(self) -> int:
         return len(self._hidden.landscapes)
@@ -195,6 +227,7 @@ class DuelState:
         markers = markers_unseen(self.game.tileset, (task for task in drawn if task.type != DOUBLE))
         doubles = Counter(self.game.tileset.doubles)
         doubles.subtract((task.types[0], task.types[1]) for task in drawn if task.type == DOUBLE)
+        other = 1 - player
         return DuelView(
             player,
             self.to_move(),
@@ -206,6 +239,7 @@ class DuelState:
             unseen,
             markers,
             tuple(sorted(doubles.elements())),
+            partial(self.area_before_turn, other) if other in self.pending() else None,
         )
 
     # --- changing the game ----------------------------------------------------------
@@ -228,7 +262,7 @@ class DuelState:
         revealed = current.revealed
         area = self.areas[p]
         area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
-        current.placements[p] = Placement(area.placed[-1].at, rot)
+        current.placements[p] = placement_at(cell, rot)
         current.changes[p] = area.last_changes()
         self.history.append((len(self.turns) - 1, p))
         if not self.to_move():
@@ -266,10 +300,11 @@ class DuelState:
         """Reveal the next tile for both areas (rule 24); set aside where it fits nowhere (rule 10)."""
         hidden = self._hidden
         tiles = self.game.tileset.tiles
+        first, second = self.areas
         while True:
             number = len(self.turns) + 1
             task: TaskSpec | None = None
-            active = min(area.active_count for area in self.areas)
+            active = min(first.active_count, second.active_count)
             if hidden.tasks and (number <= OPENING_TASK_TURNS or active < ACTIVE_TASKS):
                 index = hidden.tasks.pop()
                 tile = tiles[index]
@@ -284,9 +319,11 @@ class DuelState:
             else:
                 self._moves = [[], []]
                 return
-            turn = DuelTurn(number, Revealed(index, tile, task))
-            self.turns.append(turn)
-            self._moves = [area.legal_moves(tile.face, task) for area in self.areas]
-            turn.set_aside = [not moves for moves in self._moves]
-            if not all(turn.set_aside):
+            moves = [first.legal_moves(tile.face, task), second.legal_moves(tile.face, task)]
+            set_aside = [not moves[0], not moves[1]]
+            self.turns.append(
+                DuelTurn(number, Revealed(index, tile, task), [None, None], set_aside, [(), ()])
+            )
+            self._moves = moves
+            if not all(set_aside):
                 return

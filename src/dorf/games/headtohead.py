@@ -13,7 +13,8 @@ A :class:`HeadToHeadGame` is the description (tile set, seed);
   cooperative game, applied to that area alone.  Players lay at the same
   time: each places one tile a round, in either order; a player whose game
   has ended (a landscape tile due and none left) waits while the other plays
-  on.
+  on.  A placement stays unseen by the other player until they have placed
+  their tile of the round too (:meth:`HeadToHeadState.pending`).
 - **The end**: when both players' games are over.  The winner has the higher
   total; ties go to more mountains and lakes, then the longer river, more
   flag points, more task points, else the victory is shared (rule 21).
@@ -33,10 +34,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from typing import NamedTuple
 
-from dorf.games.seat import IllegalDecision, Revealed, Seat
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.games.seat import WAITING, IllegalDecision, Revealed, Seat, area_of, shown_areas
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at
 from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, TileSet, load_tileset
@@ -103,22 +105,33 @@ class HeadToHeadGame:
 
 @dataclass(frozen=True)
 class HeadToHeadView:
-    """What ``player`` may know: everything on the table, nothing of the stacks' order."""
+    """What ``player`` may know: everything on the table, nothing of the stacks' order.
+
+    While the other player has placed their tile of the round and this one has not, the
+    other's tile, stacks and unseen tiles are as they were before that placement, and
+    :attr:`areas` shows the other's area as it was then (built on first use, from ``withheld``).
+    """
 
     player: int
     phase: str
     to_move: tuple[int, ...]
     pool: tuple[int, ...]
     owned: tuple[tuple[int, ...], tuple[int, ...]]
-    areas: tuple[PlayArea, PlayArea]
+    live: tuple[PlayArea, PlayArea]
     revealed: tuple[Revealed | None, Revealed | None]
     stacks_left: tuple[tuple[int, int], tuple[int, int]]
     unseen: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     tiles: tuple[Tile, ...]
+    withheld: Callable[[], PlayArea] | None = None
 
     @property
     def area(self) -> PlayArea:
-        return self.areas[self.player]
+        return self.live[self.player]
+
+    @cached_property
+    def areas(self) -> tuple[PlayArea, PlayArea]:
+        """Both areas as this player may see them."""
+        return shown_areas(self.live, self.player, self.withheld)
 
     def legal_placements(self) -> list[Placement]:
         revealed = self.revealed[self.player]
@@ -183,19 +196,39 @@ class HeadToHeadState:
         player whose game goes on and who has not yet placed this round."""
         if self.seats is None:
             return (len(self.history) % PLAYERS,)
-        counts = [len(seat.decisions) for seat in self.seats]
-        waiting = []
-        for p, seat in enumerate(self.seats):
-            other = self.seats[1 - p]
-            if not seat.is_over and (other.is_over or counts[p] <= counts[1 - p]):
-                waiting.append(p)
-        return tuple(waiting)
+        first, second = self.seats
+        over = (first.is_over, second.is_over)
+        counts = (len(first.area.placed), len(second.area.placed))  # each seat's decisions so far
+        return WAITING[
+            not over[0] and (over[1] or counts[0] <= counts[1]),
+            not over[1] and (over[0] or counts[1] <= counts[0]),
+        ]
 
     @property
     def player(self) -> int:
         """The player to decide next when decisions are taken one at a time (-1 when over)."""
         waiting = self.to_move()
         return waiting[0] if waiting else -1
+
+    def pending(self) -> tuple[int, ...]:
+        """The player (if any) who has placed their tile of the round while the other still has
+        to place theirs: that placement stays unseen by the other until then."""
+        if self.seats is None:
+            return ()
+        counts = [len(seat.decisions) for seat in self.seats]
+        return tuple(p for p in (0, 1) if counts[p] > counts[1 - p] and not self.seats[1 - p].is_over)
+
+    def _last_placed(self, player: int) -> int:
+        """The index in ``player``'s turns of their latest placement."""
+        assert self.seats is not None
+        turns = self.seats[player].turns
+        return max(i for i, turn in enumerate(turns) if turn.placement is not None)
+
+    def area_before_round(self, player: int) -> PlayArea:
+        """A copy of ``player``'s area as it was before their latest placement."""
+        assert self.seats is not None
+        turns = self.seats[player].turns[: self._last_placed(player)]
+        return area_of((t.revealed, t.placement) for t in turns if t.placement is not None)
 
     def area(self, player: int) -> PlayArea:
         """A player's play area (empty during the draft)."""
@@ -263,18 +296,30 @@ class HeadToHeadState:
         else:
             seen = {t.revealed.tile_id for t in self.seats[player].turns}
             ids = [i for i in (*self.owned[player], *self.flags[player]) if i not in seen]
-        return tuple(
-            sorted((tiles[i] for i in ids), key=lambda t: (t.kind, t.face, t.task or "", t.value or 0))
-        )
+        return tuple(sorted((tiles[i] for i in ids), key=_tile_order))
 
     def view(self, player: int) -> HeadToHeadView:
         """What ``player`` may know."""
         seats = self.seats
         left = (
-            tuple((s.task_tiles_left(), s.landscapes_left()) for s in seats)
+            [(s.task_tiles_left(), s.landscapes_left()) for s in seats]
             if seats is not None
-            else tuple(self._draft_counts(p) for p in (0, 1))
+            else [self._draft_counts(p) for p in (0, 1)]
         )
+        revealed = [self.revealed(0), self.revealed(1)]
+        unseen = [self.unseen(0), self.unseen(1)]
+        other = 1 - player
+        withheld = None
+        if other in self.pending():
+            assert seats is not None
+            turns = seats[other].turns
+            last = self._last_placed(other)
+            revealed[other] = turns[last].revealed  # the tile they were placing
+            since = [t.revealed.tile for t in turns[last + 1 :]]  # revealed after it: still face down
+            tasks = sum(1 for tile in since if tile.is_task)
+            left[other] = (left[other][0] + tasks, left[other][1] + len(since) - tasks)
+            unseen[other] = tuple(sorted((*unseen[other], *since), key=_tile_order))
+            withheld = partial(self.area_before_round, other)
         return HeadToHeadView(
             player,
             self.phase,
@@ -282,10 +327,11 @@ class HeadToHeadState:
             tuple(self.pool),
             (tuple(self.owned[0]), tuple(self.owned[1])),
             (self.area(0), self.area(1)),
-            (self.revealed(0), self.revealed(1)),
+            (revealed[0], revealed[1]),
             (left[0], left[1]),
-            (self.unseen(0), self.unseen(1)),
+            (unseen[0], unseen[1]),
             self.game.tileset.tiles,
+            withheld,
         )
 
     def _draft_counts(self, player: int) -> tuple[int, int]:
@@ -322,9 +368,8 @@ class HeadToHeadState:
         """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
         p = self.player if player is None else player
         assert self.seats is not None
-        seat = self.seats[p]
-        seat.push_move(cell, rot)
-        self.history.append((p, seat.decisions[-1]))
+        self.seats[p].push_move(cell, rot)
+        self.history.append((p, placement_at(cell, rot)))
 
     def _take(self, player: int, tile_id: int) -> None:
         self.pool.remove(tile_id)

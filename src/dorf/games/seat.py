@@ -16,9 +16,10 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import compress
 from typing import NamedTuple
 
-from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placements_of
+from dorf.rules.area import COMPILED, IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import Task, TaskSpec, TaskStatus
 from dorf.rules.tiles import Tile, TileSet
@@ -29,6 +30,15 @@ REMOVED_UNSEEN = 3
 OPENING_TASK_TURNS = 3
 #: A task tile is revealed while fewer tasks than this are active.
 ACTIVE_TASKS = 3
+
+
+#: The players waiting, by whether player 0 and player 1 are: ``to_move()`` in both two-player games.
+WAITING: dict[tuple[bool, bool], tuple[int, ...]] = {
+    (False, False): (),
+    (True, False): (0,),
+    (False, True): (1,),
+    (True, True): (0, 1),
+}
 
 
 class IllegalDecision(ValueError):
@@ -70,6 +80,22 @@ class Stacks:
     doubles: list[tuple[str, str]]
 
 
+def _kinds(tileset: TileSet) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ids of the set's task tiles and of its landscape tiles, in order (kept per set)."""
+    known = _KINDS.get(id(tileset))
+    if known is None or known[0] is not tileset:
+        if len(_KINDS) >= 16:
+            _KINDS.clear()
+        tiles = tileset.tiles
+        tasks = tuple(i for i, t in enumerate(tiles) if t.is_task)
+        landscapes = tuple(i for i, t in enumerate(tiles) if not t.is_task)
+        known = _KINDS[id(tileset)] = (tileset, tasks, landscapes)
+    return known[1], known[2]
+
+
+_KINDS: dict[int, tuple[TileSet, tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def check_markers(tileset: TileSet) -> None:
     """Raise ValueError unless every task tile of the set has a marker to draw."""
     needed = Counter(t.task for t in tileset.tiles if t.task)
@@ -84,9 +110,9 @@ def check_markers(tileset: TileSet) -> None:
 def shuffle_stacks(tileset: TileSet, seed: int) -> Stacks:
     """Shuffle task and landscape tiles apart, remove three landscapes unseen, shuffle the marker piles."""
     rng = random.Random(seed)
-    tiles = tileset.tiles
-    tasks = [i for i, t in enumerate(tiles) if t.is_task]
-    landscapes = [i for i, t in enumerate(tiles) if not t.is_task]
+    task_ids, landscape_ids = _kinds(tileset)
+    tasks = list(task_ids)
+    landscapes = list(landscape_ids)
     rng.shuffle(tasks)
     rng.shuffle(landscapes)
     removed = [landscapes.pop() for _ in range(min(REMOVED_UNSEEN, len(landscapes)))]
@@ -101,26 +127,110 @@ def shuffle_stacks(tileset: TileSet, seed: int) -> Stacks:
     return Stacks(tasks, landscapes, removed, markers, doubles)
 
 
+def _tile_key(tile: Tile) -> tuple[str, str, str, str]:
+    return (tile.kind, tile.face, tile.flag or "", tile.task or "")
+
+
+#: Per tile set (by identity): the set and the order of its tiles' ids in :func:`unseen_tiles`.
+_CANONICAL: dict[int, tuple[TileSet, tuple[int, ...]]] = {}
+
+
+def _canonical(tileset: TileSet) -> tuple[int, ...]:
+    """The ids of the set's tiles in the canonical order of :func:`unseen_tiles` (kept per set)."""
+    known = _CANONICAL.get(id(tileset))
+    if known is None or known[0] is not tileset:
+        if len(_CANONICAL) >= 16:
+            _CANONICAL.clear()
+        tiles = tileset.tiles
+        order = tuple(sorted(range(len(tiles)), key=lambda i: _tile_key(tiles[i])))
+        known = _CANONICAL[id(tileset)] = (tileset, order)
+    return known[1]
+
+
 def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
     """The tiles of the set not yet revealed, in a canonical order (never the stacks')."""
     gone = set(seen)
-    return tuple(
-        sorted(
-            (tile for i, tile in enumerate(tileset.tiles) if i not in gone),
-            key=lambda t: (t.kind, t.face, t.flag or "", t.task or ""),
-        )
-    )
+    tiles = tileset.tiles
+    return tuple(tiles[i] for i in _canonical(tileset) if i not in gone)
+
+
+def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
+    """A new play area with these tiles placed in order: what an area looked like before its
+    latest placement, for a view that may not show that placement yet."""
+    area = PlayArea()
+    for revealed, placement in placed:
+        tile = revealed.tile
+        area.push(tile.face, cell_of(*placement.at), placement.rot, flag=tile.flag, task=revealed.task)
+    return area
+
+
+def shown_areas(
+    live: tuple[PlayArea, PlayArea], player: int, withheld: Callable[[], PlayArea] | None
+) -> tuple[PlayArea, PlayArea]:
+    """Both areas as ``player`` may see them: the other's from ``withheld`` if it holds a
+    placement ``player`` may not see yet (else the live areas)."""
+    if withheld is None:
+        return live
+    other = withheld()
+    return (live[0], other) if player == 0 else (other, live[1])
 
 
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
     """Per task type, the values of the markers not yet drawn."""
-    taken = Counter((task.type, task.value) for task in drawn)
+    taken: dict[str, list[int]] = {}
+    for task in drawn:
+        taken.setdefault(task.type, []).append(task.value)
     out = {}
     for kind, values in sorted(tileset.markers.items()):
-        left = Counter(values)
-        left.subtract({v: n for (k, v), n in taken.items() if k == kind})
-        out[kind] = tuple(sorted(left.elements()))
+        left = sorted(values)
+        for value in taken.get(kind, ()):
+            if value in left:
+                left.remove(value)
+        out[kind] = tuple(left)
     return out
+
+
+class Unseen:
+    """What the turns of a seat have not revealed yet, for its views: :func:`unseen_tiles` of
+    the tiles revealed and :func:`markers_unseen` of the tasks drawn, the same values, kept from
+    one call to the next.  A call reads only the turns added since the last one (all of them
+    again if any of those was taken back)."""
+
+    def __init__(self, tileset: TileSet) -> None:
+        self.tileset = tileset
+        order = _canonical(tileset)
+        self._in_order = tuple(tileset.tiles[i] for i in order)
+        self._position = {tile_id: position for position, tile_id in enumerate(order)}
+        self._start()
+
+    def _start(self) -> None:
+        self._present = bytearray(b"\x01") * len(self._in_order)
+        self._left = {kind: sorted(values) for kind, values in sorted(self.tileset.markers.items())}
+        self._count = 0
+        self._last: Turn | None = None
+        self._tiles: tuple[Tile, ...] | None = None
+
+    def read(self, turns: list[Turn]) -> tuple[tuple[Tile, ...], dict[str, tuple[int, ...]]]:
+        """The tiles not revealed in ``turns`` (canonical order) and, per task type, the values
+        of the markers not drawn in them (a new dict each call)."""
+        count = self._count
+        if count > len(turns) or (count and turns[count - 1] is not self._last):
+            self._start()  # turns were taken back
+            count = 0
+        if count < len(turns):
+            present, position, left = self._present, self._position, self._left
+            for turn in turns[count:]:
+                revealed = turn.revealed
+                present[position[revealed.tile_id]] = 0
+                task = revealed.task
+                if task is not None and task.value in left.get(task.type, ()):
+                    left[task.type].remove(task.value)
+            self._count = len(turns)
+            self._last = turns[-1]
+            self._tiles = None
+        if self._tiles is None:
+            self._tiles = tuple(compress(self._in_order, self._present))
+        return self._tiles, {kind: tuple(values) for kind, values in self._left.items()}
 
 
 class Seat:
@@ -145,6 +255,8 @@ class Seat:
         self._put_back = put_back
         self._player_of = player_of
         self._moves: list[tuple[int, int]] = []
+        #: Where the area is the compiled core's, its twin of push_move (the same steps in C).
+        self._compiled_push = _COMPILED_PUSH if type(self.area) is COMPILED else None
 
     @property
     def revealed(self) -> Revealed | None:
@@ -156,7 +268,9 @@ class Seat:
 
     @property
     def is_over(self) -> bool:
-        return self.revealed is None
+        """No tile waits: :attr:`revealed` is None."""
+        turns = self.turns
+        return not turns or turns[-1].placement is not None or turns[-1].set_aside
 
     @property
     def decisions(self) -> list[Placement]:
@@ -188,11 +302,15 @@ class Seat:
 
     def push_move(self, cell: int, rot: int) -> None:
         """Place the revealed tile at a move from :meth:`legal_moves`, unchecked; reveal the next."""
+        if self._compiled_push is not None:
+            self._compiled_push(self, cell, rot)
+            return
         current = self.turns[-1]
         revealed = current.revealed
+        tile = revealed.tile
         area = self.area
-        area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
-        current.placement = Placement(area.placed[-1].at, rot)
+        area.push(tile.face, cell, rot, flag=tile.flag, task=revealed.task)
+        current.placement = placement_at(cell, rot)
         current.changes = area.last_changes()
         self.reveal()
 
@@ -222,22 +340,38 @@ class Seat:
         """Reveal the next tile by the rules (13, 14); set aside tiles that fit nowhere (10)."""
         tiles = self.tiles
         area = self.area
+        turns = self.turns
+        tasks = self._tasks
+        landscapes = self._landscapes
         while True:
-            number = len(self.turns) + 1
+            number = len(turns) + 1
             task: TaskSpec | None = None
-            if self._tasks and (number <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
-                index = self._tasks.pop()
+            if tasks and (number <= OPENING_TASK_TURNS or area.active_count < ACTIVE_TASKS):
+                index = tasks.pop()
                 tile = tiles[index]
                 task = self._task_of(tile)
-            elif self._landscapes:
-                index = self._landscapes.pop()
+            elif landscapes:
+                index = landscapes.pop()
                 tile = tiles[index]
             else:
                 self._moves = []
                 return
             turn = Turn(number, self._player_of(number), Revealed(index, tile, task))
-            self.turns.append(turn)
-            self._moves = area.legal_moves(tile.face, task)
-            if self._moves:
+            turns.append(turn)
+            moves = self._moves = area.legal_moves(tile.face, task)
+            if moves:
                 return
             turn.set_aside = True
+
+
+def _load_compiled_push() -> Callable[[Seat, int, int], None] | None:
+    """The compiled core's Seat.push_move (dorf/rules/_accel.c), where the core is in use."""
+    if COMPILED is None:
+        return None
+    from dorf.rules import _accel
+
+    _accel.setup_seat(Turn, Revealed, placement_at, OPENING_TASK_TURNS, ACTIVE_TASKS)
+    return _accel.seat_push
+
+
+_COMPILED_PUSH = _load_compiled_push()

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dorf.rules.area import Placement, PlayArea, placements_of
-from dorf.rules.hexgrid import cell_of, hex_of
+from dorf.rules.hexgrid import hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
 from dorf.rules.tiles import Tile
 
@@ -61,11 +61,9 @@ def area_total(area: PlayArea) -> int:
     for task in area.tasks:
         if task.status is COMPLETED:
             total += task.spec.value
-    for tile in area.placed:
-        if tile.flag is not None:
-            size, open_edges = area.figures(cell_of(*tile.at), tile.flag)
-            if open_edges == 0:
-                total += size
+    for size, open_edges in area.flag_figures():
+        if open_edges == 0:
+            total += size
     return total
 
 
@@ -90,13 +88,12 @@ def potential(area: PlayArea, weights: Weights = DEFAULT) -> float:
             if open_edges < missing:
                 share *= 1 - weights.cramped * (missing - open_edges) / spec.value
             share -= weights.sprawl * max(0, open_edges - 2 * missing) * spec.value
-            best = max(best, share)
+            if share > best:
+                best = share
         value += best
-    for tile in area.placed:
-        if tile.flag is not None:
-            size, open_edges = area.figures(cell_of(*tile.at), tile.flag)
-            if open_edges:
-                value += weights.flag_potential * size / (1 + open_edges)
+    for size, open_edges in area.flag_figures():
+        if open_edges:
+            value += weights.flag_potential * size / (1 + open_edges)
     return value
 
 

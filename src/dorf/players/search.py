@@ -39,7 +39,7 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
-from dorf.rules.area import Placement, PlayArea, contact_counts, placements_of
+from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import Tile, rotate
@@ -251,19 +251,10 @@ class SearchPlayer:
         """The rollout's move: the best by evaluation among the best few by edge contacts."""
         weights = self.weights
         face = tile.face
-        touching = []
-        joined, mismatched = weights.joined_edge, weights.mismatched_edge
         moves.sort()  # the frontier's order depends on history; the rollout must not
-        turned = [rotate(face, k) for k in range(6)]
-        around_cell = -1
-        around = ""
-        for move in moves:
-            cell, k = move
-            if cell != around_cell:
-                around_cell, around = cell, area.surroundings(cell)
-            same, other = contact_counts(turned[k], around)
-            touching.append((joined * same - mismatched * other + rng.random() * 0.01, move))
-        touching.sort(key=lambda item: -item[0])
+        noise = [rng.random() for _ in moves]
+        # Each move's edge contacts plus a little noise, best first (PlayArea.contact_values).
+        touching = area.contact_values(face, moves, weights.joined_edge, weights.mismatched_edge, noise)
         best = (-1e9, 0.0, touching[0][1])
         for gain, (cell, k) in touching[:ROLLOUT_SHORTLIST]:
             area.push(face, cell, k, flag=tile.flag, task=task)

@@ -38,6 +38,7 @@ from gymnasium import spaces
 from dorf.games.coop import CoopGame, CoopState
 from dorf.rl.planes import Encoder, Planes
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
+from dorf.rules.scoring import score_coop
 from dorf.rules.tiles import load_tileset
 from dorf.terminal.render import render_area
 
@@ -71,6 +72,9 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         self.action_space = spaces.Discrete(self.window.actions)
         self._state: CoopState | None = None
         self._mask: Mask = np.zeros(self.window.actions, dtype=np.int8)
+        self._outside = 0
+        #: How many legal moves are inside the window (0: the mask is empty).
+        self._inside = 0
         self._score = 0
         self._game_seed = 0
 
@@ -111,12 +115,12 @@ class CoopEnv(gym.Env[Planes, np.int64]):
         assert revealed is not None
         cell, rot = self.window.move(revealed.tile.face, a)
         state.push_move(cell, rot)
-        score = state.score().total
+        score = score_coop(state.area, with_task_list=False).total
         reward = float(score - self._score)
         self._score = score
         self._update_mask()
         terminated = state.is_over
-        truncated = not terminated and not self._mask.any()
+        truncated = not terminated and self._inside == 0
         return self._observe(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
@@ -140,7 +144,10 @@ class CoopEnv(gym.Env[Planes, np.int64]):
     def _update_mask(self) -> None:
         state = self.game_state
         revealed = state.revealed
-        self._mask = self.window.mask(revealed.tile.face if revealed else None, state.legal_moves())
+        face = revealed.tile.face if revealed else None
+        moves = state.area.move_array(state.legal_moves())
+        self._mask, self._outside = self.window.mask_and_outside(face, moves)
+        self._inside = len(moves) // 2 - self._outside
 
     def _observe(self) -> Planes:
         return self.encoder.coop(self.game_state.view())
@@ -152,5 +159,5 @@ class CoopEnv(gym.Env[Planes, np.int64]):
             "score": self._score,
             "turn": state.turn,
             "game_seed": self._game_seed,
-            "outside_window": self.window.outside(state.legal_moves()),
+            "outside_window": self._outside,
         }

@@ -31,13 +31,14 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, LAYING, HeadToHeadView
 from dorf.games.seat import Revealed
 from dorf.rl.window import Window
-from dorf.rules.area import PlayArea
-from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
-from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, FAILED, OPEN
-from dorf.rules.terrain import LETTERS, TASK_LETTER
+from dorf.rules.area import FIGURES_PER_TILE, PlacedTile, PlayArea
+from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, cell_of, hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, OPEN, Task
+from dorf.rules.terrain import AREA_INDEX, LETTERS, TASK_LETTER
 from dorf.rules.tiles import Tile, TileSet, rotate
 
 Planes = npt.NDArray[np.float32]
+Index = npt.NDArray[np.intp]
 
 MODES = ("coop", "duel", "head-to-head")
 #: Task types, in plane order.
@@ -50,6 +51,9 @@ TERRITORIES = "FGV"
 #: Sizes, task values and open-edge counts are divided by this.
 SCALE = 10.0
 _LETTER = {letter: i for i, letter in enumerate(LETTERS)}
+#: The planes of an area that each new tile marks: its tile, the frontier, and the first of its
+#: edge, open-edge and flag planes.
+_MARK_PLANES = ("tile", "frontier", f"edge:0:{LETTERS[0]}", "open:0", f"flag:{FLAG_LETTERS[0]}")
 
 
 def _area_names(prefix: str, n: int) -> list[tuple[str, float]]:
@@ -126,7 +130,13 @@ def _layout(mode: str, n: int) -> list[tuple[str, float]]:
 
 
 class Encoder:
-    """Turns a seat's view into planes.  ``mode`` is ``coop``, ``duel`` or ``head-to-head``."""
+    """Turns a seat's view into planes.  ``mode`` is ``coop``, ``duel`` or ``head-to-head``.
+
+    An observation is written in a few large pieces: the window plane, each play area's block
+    of planes (kept per area and brought up to date, see :meth:`_area`), then the planes that
+    are constant over the grid (the tile to place, counts, unseen tiles) in one write from a
+    list of values, and last Head to Head's id planes.  Each call returns a new array.
+    """
 
     def __init__(self, mode: str, window: Window, tileset: TileSet) -> None:
         layout = _layout(mode, len(tileset.tiles))
@@ -141,6 +151,47 @@ class Encoder:
             np.array([h for _, h in layout], dtype=np.float32)[:, None, None], self.shape
         ).copy()
         self._n = float(len(tileset.tiles))
+        self._cache: dict[tuple[str, int], _Marks] = {}
+        #: How many planes one area has (they follow each other, from its ``tile`` plane).
+        self._area_planes = len(_area_names("", len(tileset.tiles)))
+        #: The planes from here on hold one value each over the whole grid (all but the id planes).
+        self._constant = 1 + self._area_planes * sum(f"{p}tile" in self.offset for p in _PREFIXES)
+        #: Per constant plane, its place in the list of constant values (:meth:`_constants`).
+        self._slot = {name: i - self._constant for i, name in enumerate(self.names) if i >= self._constant}
+        #: Per tile of the set (by identity): the letters it shows, one count per letter packed
+        #: into ``_bits`` bits each (a sum of them counts each letter over many tiles at once).
+        self._bits = len(tileset.tiles).bit_length()
+        self._letters_of = {
+            id(tile): sum(1 << (self._bits * k) for k, letter in enumerate(LETTERS) if letter in tile.face)
+            for tile in tileset.tiles
+        }
+        #: Per area prefix, within the area's block: each task type's plane, the completed,
+        #: failed and size planes.
+        self._task_planes = {
+            prefix: (
+                {
+                    kind: self.offset[f"{prefix}task:{kind}"] - self.offset[f"{prefix}tile"]
+                    for kind in TASK_TYPES
+                },
+                self.offset[f"{prefix}task:completed"] - self.offset[f"{prefix}tile"],
+                self.offset[f"{prefix}task:failed"] - self.offset[f"{prefix}tile"],
+                self.offset[f"{prefix}task:size"] - self.offset[f"{prefix}tile"],
+            )
+            for prefix in _PREFIXES
+            if f"{prefix}tile" in self.offset
+        }
+        #: Per window index, its place in a flattened plane.
+        self._spot: list[int] = (window.rows * side + window.cols).tolist()
+        self._groups = {prefix: self._group_places(prefix) for prefix in self._task_planes}
+        #: Per area prefix, where its planes begin, and within its block the tile, frontier,
+        #: first edge, first open-edge and first flag planes.
+        self._bases = {
+            prefix: (
+                self.offset[f"{prefix}tile"],
+                *(self.offset[f"{prefix}{name}"] - self.offset[f"{prefix}tile"] for name in _MARK_PLANES),
+            )
+            for prefix in self._task_planes
+        }
         if mode == "head-to-head" and side * side < len(tileset.tiles):
             raise ValueError(
                 f"a window of radius {window.radius} is too small for the {len(tileset.tiles)} tile ids "
@@ -162,10 +213,12 @@ class Encoder:
     def coop(self, view: PlayerView) -> Planes:
         out = self._blank()
         self._area(out, "", view.area)
-        self._tile(out, view.revealed, present=view.revealed is not None)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
-        self._markers(out, {k: len(v) for k, v in view.markers_unseen.items()})
-        self._unseen(out, "unseen:", view.unseen)
+        fill = self._fill()
+        self._tile(fill, view.revealed, present=view.revealed is not None)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
+        self._markers(fill, {k: len(v) for k, v in view.markers_unseen.items()})
+        self._unseen(fill, "unseen:", view.unseen)
+        self._constants(out, fill)
         return out
 
     def duel(self, view: DuelView) -> Planes:
@@ -173,33 +226,38 @@ class Encoder:
         p = view.player
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[1 - p])
-        self._tile(out, view.revealed, present=p in view.to_move)
-        self._counts(out, view.landscapes_left, view.task_tiles_left, view.turn)
+        fill = self._fill()
+        self._tile(fill, view.revealed, present=p in view.to_move)
+        self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
         counts = {k: len(v) for k, v in view.markers_unseen.items()}
         counts[DOUBLE] = len(view.doubles_unseen)
-        self._markers(out, counts)
-        self._unseen(out, "unseen:", view.unseen)
-        out[self.offset["opp:to-move"]] = float((1 - p) in view.to_move)
+        self._markers(fill, counts)
+        self._unseen(fill, "unseen:", view.unseen)
+        fill[self._slot["opp:to-move"]] = float((1 - p) in view.to_move)
+        self._constants(out, fill)
         return out
 
     def head_to_head(self, view: HeadToHeadView) -> Planes:
         out = self._blank()
         p, o = view.player, 1 - view.player
-        at = self.offset
+        slot = self._slot
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[o])
-        self._tile(out, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
-        out[at["phase:draft"]] = float(view.phase == DRAFT)
-        out[at["phase:laying"]] = float(view.phase == LAYING)
+        fill = self._fill()
+        self._tile(fill, view.revealed[p], present=p in view.to_move and view.phase == LAYING)
+        fill[slot["phase:draft"]] = float(view.phase == DRAFT)
+        fill[slot["phase:laying"]] = float(view.phase == LAYING)
         n = self._n
         (tasks, landscapes), (opp_tasks, opp_landscapes) = view.stacks_left[p], view.stacks_left[o]
-        out[at["left:tasks"]] = tasks / n
-        out[at["left:landscapes"]] = landscapes / n
-        out[at["opp:left:tasks"]] = opp_tasks / n
-        out[at["opp:left:landscapes"]] = opp_landscapes / n
-        self._unseen(out, "unseen:", view.unseen[p])
-        self._unseen(out, "opp:unseen:", view.unseen[o])
-        out[at["opp:to-move"]] = float(o in view.to_move)
+        fill[slot["left:tasks"]] = tasks / n
+        fill[slot["left:landscapes"]] = landscapes / n
+        fill[slot["opp:left:tasks"]] = opp_tasks / n
+        fill[slot["opp:left:landscapes"]] = opp_landscapes / n
+        self._unseen(fill, "unseen:", view.unseen[p])
+        self._unseen(fill, "opp:unseen:", view.unseen[o])
+        fill[slot["opp:to-move"]] = float(o in view.to_move)
+        self._constants(out, fill)  # the id planes among them are 0 so far
+        at = self.offset
         side = self.window.side
         for name, ids in (("ids:pool", view.pool), ("ids:own", view.owned[p]), ("ids:opp", view.owned[o])):
             flat = out[at[name]].reshape(side * side)
@@ -209,116 +267,226 @@ class Encoder:
     # --- pieces --------------------------------------------------------------------------
 
     def _blank(self) -> Planes:
-        out = np.zeros(self.shape, dtype=np.float32)
-        out[self.offset["window"]] = self.window.inside
+        """A new array with the window plane; the rest is written by the areas and :meth:`_constants`."""
+        out = np.empty(self.shape, dtype=np.float32)
+        out[0] = self.window.inside
         return out
 
-    def _area(self, out: Planes, prefix: str, area: PlayArea) -> None:
-        """Spatial planes of one play area (cells outside the window are left out)."""
-        w = self.window
-        index, rows, cols = w.index, w.rows, w.cols
-        at = self.offset
-        tile_plane = at[f"{prefix}tile"]
-        edge0 = at[f"{prefix}edge:0:{LETTERS[0]}"]
-        open0 = at[f"{prefix}open:0"]
-        flag0 = at[f"{prefix}flag:{FLAG_LETTERS[0]}"]
-        group0 = at[f"{prefix}group:{GROUP_LETTERS[0]}"]
-        gopen0 = at[f"{prefix}group-open:{GROUP_LETTERS[0]}"]
-        stride = len(LETTERS)
-        # (plane, window index, value) triples, written at once at the end
-        planes: list[int] = []
-        cells: list[int] = []
-        values: list[float] = []
-        put_plane, put_cell, put_value = planes.append, cells.append, values.append
-        occupied = {cell_of(*t.at) for t in area.placed}
-        for tile in area.placed:
-            cell = cell_of(*tile.at)
-            i = index.get(cell)
-            if i is None:
-                continue
-            edges = rotate(tile.face, tile.rot)
-            marks = [tile_plane]
-            for d, letter in enumerate(edges):
-                marks.append(edge0 + stride * d + _LETTER[letter])
-                if cell + CELL_DELTAS[d] not in occupied:
-                    marks.append(open0 + d)
-            if tile.flag is not None:
-                marks.append(flag0 + FLAG_LETTERS.index(tile.flag))
-            for plane in marks:
-                put_plane(plane)
-                put_cell(i)
-                put_value(1.0)
-            for g, letter in enumerate(GROUP_LETTERS):
-                if letter in edges:
-                    size, open_edges = area.figures(cell, letter)
-                    planes += (group0 + g, gopen0 + g)
-                    cells += (i, i)
-                    values += (size / SCALE, open_edges / SCALE)
-        frontier = at[f"{prefix}frontier"]
-        for h in area.frontier():
-            i = index.get(cell_of(*h))
-            if i is not None:
-                put_plane(frontier)
-                put_cell(i)
-                put_value(1.0)
-        size_plane = at[f"{prefix}task:size"]
-        for task in area.tasks:
-            i = index.get(task.cell)
-            if i is None:
-                continue
-            put_plane(at[f"{prefix}task:{task.type}"])
-            put_cell(i)
-            put_value(task.value / SCALE)
-            put_cell(i)
-            if task.status is COMPLETED:
-                put_plane(at[f"{prefix}task:completed"])
-                put_value(1.0)
-            elif task.status is FAILED:
-                put_plane(at[f"{prefix}task:failed"])
-                put_value(1.0)
-            else:
-                assert task.status is OPEN
-                put_plane(size_plane)
-                put_value(_task_size(area, task.cell, task.spec.type, task.spec.letters, task.value))
-        if planes:
-            where = np.array(cells, dtype=np.intp)
-            out[np.array(planes, dtype=np.intp), rows[where], cols[where]] = values
+    def _fill(self) -> _Fill:
+        """The values of the constant planes, all 0 to begin with."""
+        return [0.0] * len(self._slot)
 
-    def _tile(self, out: Planes, revealed: Revealed | None, present: bool) -> None:
+    def _constants(self, out: Planes, fill: _Fill) -> None:
+        """Write every constant plane at once, each over the whole grid."""
+        out[self._constant :] = np.array(fill, dtype=np.float32)[:, None, None]
+
+    def _area(self, out: Planes, prefix: str, area: PlayArea) -> None:
+        """Spatial planes of one play area (cells outside the window are left out).
+
+        They are kept per area in a block of planes (:class:`_Marks`).  Most marks change only
+        where a tile is placed: its tile, edge and flag marks, its open edges and those of its
+        neighbours, the frontier around it; each new tile updates them.  The group figures of
+        every tile are rewritten from one :meth:`PlayArea.tile_figures` call in one write (a
+        tile keeps the places it shows them at), and the tasks still open are looked at again.
+        The block is then copied into ``out``.
+        """
+        marks = self._marks_of(prefix, area)
+        raw = area.tile_figures()
+        sources, targets = marks.sources, marks.targets
+        if marks.fresh:  # new tiles inside the window: the places of their group figures
+            groups = self._groups[prefix]
+            n = marks.size
+            for number, spot in marks.fresh:
+                base = number * FIGURES_PER_TILE
+                for column, size_at, open_at in groups:
+                    if raw[base + column] >= 0:
+                        sources[n] = base + column
+                        targets[n] = size_at + spot
+                        sources[n + 1] = base + column + 1
+                        targets[n + 1] = open_at + spot
+                        n += 2
+            marks.size = n
+            marks.fresh.clear()
+        if marks.size:
+            figures = np.frombuffer(raw, dtype=np.int32)
+            marks.flat[targets[: marks.size]] = figures[sources[: marks.size]] / SCALE
+        self._tasks(prefix, area, marks)
+        first = self._bases[prefix][0]
+        out[first : first + self._area_planes] = marks.block
+
+    def _group_places(self, prefix: str) -> list[tuple[int, int, int]]:
+        """Per group letter: its size column in :meth:`PlayArea.tile_figures` (open edges next),
+        and where its size and open-edge planes begin in the area's flattened block."""
+        at, first, cells = self.offset, self.offset[f"{prefix}tile"], self.window.side**2
+        return [
+            (
+                column,
+                (at[f"{prefix}group:{letter}"] - first) * cells,
+                (at[f"{prefix}group-open:{letter}"] - first) * cells,
+            )
+            for letter, column in zip(GROUP_LETTERS, _GROUP_COLUMNS, strict=True)
+        ]
+
+    def _tasks(self, prefix: str, area: PlayArea, marks: _Marks) -> None:
+        """Task marks: type and value where a task is placed, then completed, failed, or while
+        open how far it has come (written again each time)."""
+        type_plane, completed, failed, size_plane = self._task_planes[prefix]
+        cells = self.window.side**2
+        flat = marks.flat
+        tasks = area.tasks
+        if len(tasks) > marks.tasks:
+            index, spot = self.window.index, self._spot
+            for task in tasks[marks.tasks :]:
+                i = index.get(task.cell)
+                if i is not None:
+                    flat[type_plane[task.spec.type] * cells + spot[i]] = task.spec.value / SCALE
+                    marks.open.append((task, spot[i]))
+            marks.tasks = len(tasks)
+        still: list[tuple[Task, int]] = []
+        for task, at in marks.open:
+            if task.status is OPEN:
+                spec = task.spec
+                flat[size_plane * cells + at] = _task_size(
+                    area, task.cell, spec.type, spec.letters, spec.value
+                )
+                still.append((task, at))
+            else:
+                flat[size_plane * cells + at] = 0.0
+                flat[(completed if task.status is COMPLETED else failed) * cells + at] = 1.0
+        marks.open = still
+
+    def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
+        """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
+        key = (prefix, id(area))
+        marks = self._cache.get(key)
+        _, tile_plane, frontier, edge0, open0, flag0 = self._bases[prefix]
+        cells = self.window.side**2
+        tile_plane *= cells
+        frontier *= cells
+        spot = self._spot
+        if marks is None or not marks.fits(area):
+            if len(self._cache) >= _CACHED_AREAS:
+                self._cache.clear()
+            marks = self._cache[key] = _Marks(area, self._area_planes, self.window)
+            # An empty area's frontier is [0, 0].
+            if not area.placed and ORIGIN in self.window:
+                marks.flat[frontier + spot[self.window.index[ORIGIN]]] = 1.0
+        placed = area.placed
+        if len(placed) > marks.count:
+            flat = marks.flat
+            index = self.window.index
+            stride = len(LETTERS)
+            for number, tile in enumerate(placed[marks.count :], marks.count):
+                cell = cell_of(*tile.at)
+                # Marks read with the area as it is now: the same whatever the number of new tiles.
+                around = area.surroundings(cell)
+                for d, delta in enumerate(CELL_DELTAS):
+                    j = index.get(cell + delta)
+                    if j is None:
+                        continue
+                    if around[d] == ".":
+                        flat[frontier + spot[j]] = 1.0
+                    else:  # the neighbour's edge facing this tile is no longer open
+                        flat[(open0 + (d + 3) % 6) * cells + spot[j]] = 0.0
+                i = index.get(cell)
+                if i is None:
+                    continue
+                here = spot[i]
+                flat[frontier + here] = 0.0
+                flat[tile_plane + here] = 1.0
+                for d, letter in enumerate(rotate(tile.face, tile.rot)):
+                    flat[(edge0 + stride * d + _LETTER[letter]) * cells + here] = 1.0
+                    if around[d] == ".":
+                        flat[(open0 + d) * cells + here] = 1.0
+                if tile.flag is not None:
+                    flat[(flag0 + FLAG_LETTERS.index(tile.flag)) * cells + here] = 1.0
+                marks.fresh.append((number, here))
+            marks.count = len(placed)
+            marks.last = placed[-1]
+        return marks
+
+    def _tile(self, fill: _Fill, revealed: Revealed | None, present: bool) -> None:
         """Constant planes: the revealed tile as printed (rotation 0), its task and flag."""
         if revealed is None:
             return
-        at = self.offset
-        edge0 = at["next:edge:0:F"]
+        slot = self._slot
+        edge0 = slot["next:edge:0:F"]
         for i, letter in enumerate(revealed.tile.face):
-            out[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
+            fill[edge0 + len(LETTERS) * i + _LETTER[letter]] = 1.0
         task = revealed.task
         if task is not None:
-            out[at[f"next:task:{task.type}"]] = 1.0
-            out[at["next:value"]] = task.value / SCALE
+            fill[slot[f"next:task:{task.type}"]] = 1.0
+            fill[slot["next:value"]] = task.value / SCALE
             for name in task.types:
-                out[at[f"next:double:{TASK_LETTER[name]}"]] = 1.0
+                fill[slot[f"next:double:{TASK_LETTER[name]}"]] = 1.0
         if revealed.tile.flag is not None:
-            out[at[f"next:flag:{revealed.tile.flag}"]] = 1.0
-        out[at["next:present"]] = float(present)
+            fill[slot[f"next:flag:{revealed.tile.flag}"]] = 1.0
+        fill[slot["next:present"]] = float(present)
 
-    def _counts(self, out: Planes, landscapes: int, tasks: int, turn: int) -> None:
-        at, n = self.offset, self._n
-        out[at["left:landscapes"]] = landscapes / n
-        out[at["left:tasks"]] = tasks / n
-        out[at["turn"]] = min(turn, n) / n
+    def _counts(self, fill: _Fill, landscapes: int, tasks: int, turn: int) -> None:
+        slot, n = self._slot, self._n
+        fill[slot["left:landscapes"]] = landscapes / n
+        fill[slot["left:tasks"]] = tasks / n
+        fill[slot["turn"]] = min(turn, n) / n
 
-    def _markers(self, out: Planes, counts: dict[str, int]) -> None:
+    def _markers(self, fill: _Fill, counts: dict[str, int]) -> None:
         for kind, count in counts.items():
-            out[self.offset[f"markers:{kind}"]] = count / self._n
+            fill[self._slot[f"markers:{kind}"]] = count / self._n
 
-    def _unseen(self, out: Planes, prefix: str, tiles: Sequence[Tile]) -> None:
-        counts = dict.fromkeys(LETTERS, 0)
-        for tile in tiles:
-            for letter in set(tile.face):
-                counts[letter] += 1
-        for letter, count in counts.items():
-            out[self.offset[f"{prefix}{letter}"]] = count / self._n
+    def _unseen(self, fill: _Fill, prefix: str, tiles: Sequence[Tile]) -> None:
+        """Per letter, the share of the set's tiles among ``tiles`` that show it."""
+        try:
+            packed = sum(map(self._letters_of.__getitem__, map(id, tiles)))
+        except KeyError:  # not this tile set's own tiles: count them one by one
+            counts = [sum(letter in tile.face for tile in tiles) for letter in LETTERS]
+        else:
+            bits = self._bits
+            full = (1 << bits) - 1
+            counts = [(packed >> (bits * k)) & full for k in range(len(LETTERS))]
+        first = self._slot[f"{prefix}{LETTERS[0]}"]  # one plane a letter, in order
+        n = self._n
+        fill[first : first + len(LETTERS)] = [count / n for count in counts]
+
+
+#: The values of the constant planes, in order (written at once by :meth:`Encoder._constants`).
+_Fill = list[float]
+#: The area prefixes, in plane order: the cooperative area, or own then the opponent's.
+_PREFIXES = ("", "own:", "opp:")
+#: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
+_GROUP_COLUMNS = tuple(1 + 2 * AREA_INDEX[letter] for letter in GROUP_LETTERS)
+#: Areas whose marks an encoder keeps (two a view; a few views' worth).
+_CACHED_AREAS = 8
+
+
+class _Marks:
+    """An area's block of planes as of its first ``count`` tiles (``last`` the latest), with
+    the places of its tiles' group figures (``sources`` in :meth:`PlayArea.tile_figures`,
+    ``targets`` in the flattened block, ``size`` of them in use), the tiles inside the window
+    whose places are still to find (``fresh``: number in the order placed, place in a plane),
+    how many of the area's tasks are marked and those inside the window still open."""
+
+    def __init__(self, area: PlayArea, planes: int, window: Window) -> None:
+        self.area = area
+        self.count = 0
+        self.last: PlacedTile | None = None
+        self.block: Planes = np.zeros((planes, window.side, window.side), dtype=np.float32)
+        self.flat: Planes = self.block.reshape(-1)
+        capacity = 2 * len(GROUP_LETTERS) * window.size  # each tile inside, each letter
+        self.sources: Index = np.empty(capacity, dtype=np.intp)
+        self.targets: Index = np.empty(capacity, dtype=np.intp)
+        self.size = 0
+        self.fresh: list[tuple[int, int]] = []
+        self.tasks = 0
+        self.open: list[tuple[Task, int]] = []
+
+    def fits(self, area: PlayArea) -> bool:
+        """Whether these are still the marks of ``area``'s first tiles (none taken back since)."""
+        placed = area.placed
+        return (
+            self.area is area
+            and len(placed) >= self.count
+            and (self.count == 0 or placed[self.count - 1] is self.last)
+        )
 
 
 def _task_size(area: PlayArea, cell: int, kind: str, letters: str, value: int) -> float:

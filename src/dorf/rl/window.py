@@ -37,13 +37,16 @@ turn without an action in the measurements of docs/rl.md.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from functools import cache
+from itertools import chain
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from dorf.rules.hexgrid import DIRECTIONS, Hex, cell_of, hex_of
+from dorf.rules.hexgrid import CELL_COUNT, DIRECTIONS, Hex, cell_of, hex_of
 from dorf.rules.tiles import rotate
 
 #: The default window radius: 331 cells, 1,986 actions.
@@ -51,6 +54,8 @@ DEFAULT_RADIUS = 10
 ROTATIONS = 6
 
 Mask = npt.NDArray[np.int8]
+#: Legal moves: ``(cell, rotation)`` pairs, or one flat array of them (cell, rotation, ...).
+Moves: TypeAlias = "Iterable[tuple[int, int]] | array[int]"
 
 
 @cache
@@ -103,6 +108,9 @@ class Window:
         self.actions = self.size * ROTATIONS
         self.rows = np.array([h.r + radius for h in hexes], dtype=np.intp)
         self.cols = np.array([h.q + radius for h in hexes], dtype=np.intp)
+        #: Per engine cell, its index in the window, or -1 outside.
+        self.lookup = np.full(CELL_COUNT, -1, dtype=np.intp)
+        self.lookup[list(self.cells)] = np.arange(self.size)
         #: 1 on the grid positions inside the hexagon.
         self.inside = np.zeros((self.side, self.side), dtype=np.float32)
         self.inside[self.rows, self.cols] = 1.0
@@ -145,23 +153,51 @@ class Window:
         cell, rot = self.decode(action)
         return cell, rotation_classes(face)[rot]
 
-    def mask(self, face: str | None, moves: Iterable[tuple[int, int]], out: Mask | None = None) -> Mask:
+    def mask(self, face: str | None, moves: Moves, out: Mask | None = None) -> Mask:
         """1 for every action that places ``face`` legally: each move from the enumerator
-        inside the window, with every rotation equivalent to it."""
+        inside the window, with every rotation equivalent to it.
+
+        ``moves`` are ``(cell, rotation)`` pairs, or the same as one flat array
+        (:meth:`dorf.rules.area.PlayArea.move_array`, the fast form)."""
+        return self.mask_and_outside(face, moves, out)[0]
+
+    def mask_and_outside(self, face: str | None, moves: Moves, out: Mask | None = None) -> tuple[Mask, int]:
+        """:meth:`mask`, and how many of ``moves`` lie outside the window (:meth:`outside`)."""
         mask = np.zeros(self.actions, dtype=np.int8) if out is None else out
+        if not isinstance(moves, array):
+            moves = array("i", chain.from_iterable(moves))
+        flat = np.frombuffer(moves, dtype=np.int32)
+        where = self.lookup[flat[0::2]]
+        inside = where >= 0
+        outside = len(where) - int(np.count_nonzero(inside))
         if face is None:
-            return mask
-        equivalents = _equivalents(face)
-        index = self.index
-        for cell, k in moves:
-            i = index.get(cell)
-            if i is not None:
-                base = i * ROTATIONS
-                for j in equivalents[k]:
-                    mask[base + j] = 1
-        return mask
+            return mask, outside
+        rots = flat[1::2]
+        if len(rotation_classes_distinct(face)) == ROTATIONS:  # every rotation its own: one action a move
+            mask[(where * ROTATIONS + rots)[inside]] = 1
+            return mask, outside
+        # Each move inside: its cell's six actions, kept where the rotation is equivalent to the move's.
+        actions = (where[inside] * ROTATIONS)[:, None] + _ROTATIONS
+        mask[actions[_equivalence(face)[rots[inside]]]] = 1
+        return mask, outside
 
     def outside(self, moves: Iterable[tuple[int, int]]) -> int:
         """How many of ``moves`` lie outside the window."""
         index = self.index
         return sum(1 for cell, _ in moves if cell not in index)
+
+
+_ROTATIONS = np.arange(ROTATIONS)
+
+
+@cache
+def rotation_classes_distinct(face: str) -> frozenset[int]:
+    """The distinct rotations of ``face`` (as the enumerator lists them)."""
+    return frozenset(rotation_classes(face))
+
+
+@cache
+def _equivalence(face: str) -> npt.NDArray[np.bool_]:
+    """``[k, j]``: rotation ``j`` gives the same oriented tile as the distinct rotation ``k``."""
+    classes = rotation_classes(face)
+    return np.array([[classes[j] == k for j in range(ROTATIONS)] for k in range(ROTATIONS)])

@@ -1,9 +1,11 @@
 """The play area: placed tiles with incremental territories, rivers, tracks and tasks.
 
-One node per (cell, area letter) joins a union-find forest: a root holds its
+One node per (tile, area letter) joins a union-find forest: a root holds its
 group's size in tiles and its count of open edges (edges facing an empty
 space), and the tasks on it.  Each placement is recorded in a journal so that
-:meth:`PlayArea.pop` undoes it exactly; nothing is ever copied.
+:meth:`PlayArea.pop` undoes it exactly; nothing is ever copied.  Nodes and
+journal are flat arrays of machine integers, so a whole game's area stays
+within a few tens of kilobytes.
 
 Empty cells next to the area (the frontier) carry a constraint key: three bits
 per direction saying what the facing edge demands (nothing, a river, a track,
@@ -22,19 +24,23 @@ without such edges fits.
 
 from __future__ import annotations
 
+import os
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from itertools import product
+from itertools import chain, product
 from typing import NamedTuple
 
-from dorf.rules.hexgrid import CELL_COUNT, CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
+from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
 from dorf.rules.tasks import COMPLETED, CONNECTION, FAILED, OPEN, Task, TaskSpec, TaskStatus, judge
 from dorf.rules.terrain import (
     AREA_INDEX,
     AREA_LETTERS,
+    LETTERS,
     MATCH_CODE,
     MUST_MEET,
+    TASK_LETTER,
     TERRAIN_NAMES,
     TERRITORY_LETTERS,
     edges_may_meet,
@@ -43,7 +49,7 @@ from dorf.rules.tiles import areas, check_face, distinct_rotations, rotate
 
 OPPOSITE = (3, 4, 5, 0, 1, 2)
 _SLOT = 3  # bits per direction in a constraint key
-_NODE = 8  # node = cell * _NODE + area index
+_NODE = 8  # node = tile number * _NODE + area index
 RIVER = AREA_INDEX["R"]
 TRACK = AREA_INDEX["T"]
 FLAG_EDGE = AREA_INDEX["X"]
@@ -152,6 +158,13 @@ def _oriented(edges: str) -> _Oriented:
     return info
 
 
+#: Integers a tile takes in :meth:`PlayArea.tile_figures`: its open directions, then a size and an
+#: open-edge count for each area letter.
+FIGURES_PER_TILE = 1 + 2 * len(AREA_LETTERS)
+
+#: A tile's eight node slots before its areas are set: no node.
+_NO_NODES = array("i", [-1] * _NODE)
+
 _HALF = 3 * _SLOT  # a key splits into two halves of three directions
 _HALF_MASK = (1 << _HALF) - 1
 
@@ -247,6 +260,12 @@ def _placements_at(cell: int) -> tuple[Placement, ...]:
     return row
 
 
+def placement_at(cell: int, rot: int) -> Placement:
+    """The :class:`Placement` of a move ``(cell, rot)`` (one shared value per move)."""
+    row = _PLACEMENTS.get(cell)
+    return (row if row is not None else _placements_at(cell))[rot]
+
+
 def placements_of(moves: list[tuple[int, int]]) -> list[Placement]:
     """Moves as sorted :class:`Placement` values: by cell (row ``r``, then ``q``), then rotation."""
     return [_placements_at(c)[k] for c, k in sorted(moves)]
@@ -257,38 +276,83 @@ class PlayArea:
 
     Change it only with :meth:`play` (checked) or :meth:`push` (unchecked, for
     callers that took the placement from :meth:`legal_moves`) and :meth:`pop`.
+
+    This class is the reference and the readable specification.  Where the
+    compiled core (:mod:`dorf.rules._accel`, see docs/engine.md) is built,
+    ``PlayArea()`` makes an area whose hot path (:meth:`push`, :meth:`pop`,
+    :meth:`legal_moves`, ...) and few primitives (``_edges``, ``_root``, ...)
+    are C, with the same results in the same order; everything above the
+    primitives is this Python code in both.
     """
 
+    def __new__(cls) -> PlayArea:
+        if cls is PlayArea and _ACTIVE is not None:
+            return _ACTIVE.__new__(_ACTIVE)
+        return super().__new__(cls)
+
     def __init__(self) -> None:
-        self._board: list[str | None] = [None] * CELL_COUNT
+        #: The oriented edges of the tile on each occupied cell, and the tile's number (the order placed).
+        self._board: dict[int, str] = {}
+        self._tile_of: dict[int, int] = {}
         self._frontier: dict[int, int] = {}
         #: Frontier cells no river or track (lake, mountain) edge faces: any
         #: rotation of a tile without such edges fits there, and only there.
         self._plain: dict[int, None] = {}
-        self._parent: dict[int, int] = {}
-        self._size: dict[int, int] = {}
-        self._open: dict[int, int] = {}
+        # Union-find nodes: node = tile number * 8 + area index, -1 for an area the tile lacks;
+        # flat arrays of machine integers, eight slots a tile.
+        self._parent = array("i")
+        self._size = array("i")
+        self._open = array("i")
         self._tasks_at: dict[int, tuple[Task, ...]] = {}
         self._longest = [0] * len(AREA_LETTERS)
         #: Per area index, how many pairs of its edges meet (lakes, mountains).
         self._pairs = [0] * len(AREA_LETTERS)
         #: Connection tasks (the Duel) by cell: they watch neighbours, not a group.
         self._connections: dict[int, Task] = {}
-        # Journal entries, undone in reverse by pop():
-        #   (0, cell, old key or -1, was plain)   a frontier cell changed
-        #   (1, root, old size, old open edges)   a group's figures changed
-        #   (2, node, 0, 0)                       a root was joined under another
-        #   (3, area index, old longest, 0)       a longest network grew
-        #   (4, area index, old pairs, 0)         two lake or mountain halves met
-        self._journal: list[tuple[int, int, int, int | bool]] = []
+        # Journal entries, four integers each, undone in reverse by pop():
+        #   0, cell, old key or -1, was plain   a frontier cell changed
+        #   1, root, old size, old open edges   a group's figures changed
+        #   2, node, 0, 0                       a root was joined under another
+        #   3, area index, old longest, 0       a longest network grew
+        #   4, area index, old pairs, 0         two lake or mountain halves met
+        # (a flat array of machine integers: a few bytes an entry, not a tuple of objects)
+        self._journal = array("i")
         self._task_journal: list[tuple[Task, TaskStatus]] = []
         self._tasks_journal: list[tuple[int, tuple[Task, ...] | None]] = []
-        self._marks: list[tuple[int, int, int]] = []
+        #: Per placement, three integers: the lengths of the three journals before it.
+        self._marks = array("i")
         self.placed: list[PlacedTile] = []
         self.tasks: list[Task] = []
-        #: How many tasks are open (active) now.
-        self.active_count = 0
+        self._active = 0
         self._cells: list[int] = []
+
+    # --- primitives: the few reads the compiled core provides too ------------
+
+    def _edges(self, cell: int) -> str | None:
+        """The oriented edge letters of the tile on ``cell``, or None."""
+        return self._board.get(cell)
+
+    def _in_frontier(self, cell: int) -> bool:
+        return cell in self._frontier
+
+    def _frontier_cells(self) -> list[int]:
+        """The frontier's cells in the enumerator's order."""
+        return list(self._frontier)
+
+    def _root(self, cell: int, index: int) -> int:
+        """The root node of the group through area ``index`` of the tile on ``cell``; -1 if none."""
+        tile = self._tile_of.get(cell)
+        if tile is None or self._parent[tile * _NODE + index] < 0:
+            return -1
+        return self._find(tile * _NODE + index)
+
+    def _root_figures(self, root: int) -> tuple[int, int, tuple[Task, ...]]:
+        """Size, open edges and tasks of the group whose root is ``root``."""
+        return self._size[root], self._open[root], self._tasks_at.get(root, ())
+
+    def _neighbour_count(self, cell: int) -> int:
+        board = self._board
+        return sum(1 for delta in CELL_DELTAS if cell + delta in board)
 
     # --- reading the area ------------------------------------------------------
 
@@ -299,20 +363,30 @@ class PlayArea:
         return iter(self.placed)
 
     def tile_at(self, at: Hex) -> PlacedTile | None:
-        cell = cell_of(*at)
-        if self._board[cell] is None:
+        if self._edges(cell_of(*at)) is None:
             return None
-        return self.placed[self._cells.index(cell)]
+        return next(tile for tile in self.placed if tile.at == at)
 
     def edges_at(self, at: Hex) -> str | None:
         """The oriented edge letters of the tile at ``at``, or None."""
-        return self._board[cell_of(*at)]
+        return self._edges(cell_of(*at))
 
     def frontier(self) -> list[Hex]:
         """Empty cells touching the area: where the next tile may go."""
         if not self.placed:
             return [Hex(0, 0)]
-        return [hex_of(c) for c in self._frontier]
+        return [hex_of(c) for c in self._frontier_cells()]
+
+    def frontier_cells(self) -> list[int]:
+        """The frontier as integer cells (:meth:`frontier` without the :class:`Hex` values)."""
+        if not self.placed:
+            return [ORIGIN]
+        return self._frontier_cells()
+
+    @property
+    def active_count(self) -> int:
+        """How many tasks are open (active) now."""
+        return self._active
 
     @property
     def longest_river(self) -> int:
@@ -334,8 +408,37 @@ class PlayArea:
 
     def figures(self, cell: int, letter: str) -> tuple[int, int]:
         """Size and open edges of the group through the ``letter`` area at ``cell`` (fast; no Group)."""
-        root = self._find(cell * _NODE + AREA_INDEX[letter])
+        root = self._root(cell, AREA_INDEX[letter])
+        if root < 0:
+            raise KeyError(letter)
         return self._size[root], self._open[root]
+
+    def flag_figures(self) -> list[tuple[int, int]]:
+        """For each placed tile with a flag, in the order placed: the size and open edges of the
+        group its flag stands in (what :meth:`flags` gives, without the cell lists)."""
+        return [self.figures(cell_of(*tile.at), tile.flag) for tile in self.placed if tile.flag is not None]
+
+    def tile_figures(self) -> array[int]:
+        """Per placed tile, in the order placed, :data:`FIGURES_PER_TILE` integers: the bit set of
+        the directions where no tile is yet (its open edges), then for each area letter (F, G, V,
+        R, T, L, P, X) the size and open edges of the tile's group of that letter, or -1 and -1
+        where the tile shows no such letter.  One flat array, for readers of every tile at once
+        (the observation planes of :mod:`dorf.rl`)."""
+        out = array("i")
+        board = self._board
+        for tile in self.placed:
+            cell = cell_of(*tile.at)
+            out.append(sum(1 << d for d, delta in enumerate(CELL_DELTAS) if cell + delta not in board))
+            for index in range(len(AREA_LETTERS)):
+                root = self._root(cell, index)
+                out.extend((self._size[root], self._open[root]) if root >= 0 else (-1, -1))
+        return out
+
+    def move_array(self, moves: list[tuple[int, int]]) -> array[int]:
+        """``moves`` (``(cell, rotation)`` pairs, as :meth:`legal_moves` gives them) as one flat
+        array: cell, rotation, cell, rotation, ...  For readers of every move at once (the
+        action masks of :mod:`dorf.rl`)."""
+        return array("i", chain.from_iterable(moves))
 
     def contacts(self, face: str, cell: int, k: int) -> tuple[int, int]:
         """For ``face`` turned ``k`` at empty ``cell``: how many of its edges would meet an edge that
@@ -343,17 +446,36 @@ class PlayArea:
         terrain (a territory edge against meadow or a different territory)."""
         return contact_counts(rotate(face, k), self.surroundings(cell))
 
+    def contact_values(
+        self, face: str, moves: list[tuple[int, int]], joined: float, mismatched: float, noise: list[float]
+    ) -> list[tuple[float, tuple[int, int]]]:
+        """Each move's ``joined * same - mismatched * other + noise * 0.01`` (its :meth:`contacts`,
+        one noise value a move, in order), best first; equal values keep the order of ``moves``.
+
+        The rollout policy of :mod:`dorf.players.search` ranks its moves with it."""
+        turned = [rotate(face, k) for k in range(6)]
+        out = []
+        around_cell = -1
+        around = ""
+        for move, r in zip(moves, noise, strict=True):
+            cell, k = move
+            if cell != around_cell:
+                around_cell, around = cell, self.surroundings(cell)
+            same, other = contact_counts(turned[k], around)
+            out.append((joined * same - mismatched * other + r * 0.01, move))
+        out.sort(key=_minus_value)
+        return out
+
     def surroundings(self, cell: int) -> str:
         """Per direction, the letter of the edge facing ``cell`` (``.`` where no tile is)."""
         board = self._board
         return "".join(
-            "." if (near := board[cell + delta]) is None else near[facing] for delta, facing in _FACING
+            "." if (near := board.get(cell + delta)) is None else near[facing] for delta, facing in _FACING
         )
 
     def neighbours(self, at: Hex) -> int:
         """How many tiles touch the cell ``at``."""
-        cell = cell_of(*at)
-        return sum(1 for delta in CELL_DELTAS if self._board[cell + delta] is not None)
+        return self._neighbour_count(cell_of(*at))
 
     def active_tasks(self) -> list[Task]:
         return [t for t in self.tasks if t.status is OPEN]
@@ -362,41 +484,39 @@ class PlayArea:
         """The tasks the last placement completed or failed, with their new status."""
         if not self._marks:
             return ()
-        return tuple((t, t.status) for t, _ in self._task_journal[self._marks[-1][1] :])
+        return tuple((t, t.status) for t, _ in self._task_journal[self._marks[-2] :])
 
     def group(self, at: Hex, letter: str) -> Group | None:
         """The territory (river, track, ...) through the ``letter`` area of the tile at ``at``."""
-        node = cell_of(*at) * _NODE + AREA_INDEX[letter]
-        if node not in self._parent or self._board[node // _NODE] is None:
-            return None
-        return self._describe(self._find(node))
+        root = self._root(cell_of(*at), AREA_INDEX[letter])
+        return None if root < 0 else self._describe(root)
 
     def groups(self, letters: str = AREA_LETTERS) -> list[Group]:
         """Every group of the given letters, in order of first tile placed."""
-        roots: dict[int, None] = {}
-        for cell in self._cells:
-            edges = self._board[cell]
-            assert edges is not None
-            for index, letter, _ in _oriented(edges).areas:
+        members: dict[int, list[Hex]] = {}
+        wanted: dict[int, None] = {}
+        for tile in self.placed:
+            cell = cell_of(*tile.at)
+            for index, letter, _ in _oriented(tile.edges).areas:
+                root = self._root(cell, index)
+                members.setdefault(root, []).append(tile.at)
                 if letter in letters:
-                    roots.setdefault(self._find(cell * _NODE + index))
-        return [self._describe(r) for r in roots]
+                    wanted.setdefault(root)
+        return [self._describe(root, members[root]) for root in wanted]
 
-    def _describe(self, root: int) -> Group:
+    def _describe(self, root: int, members: list[Hex] | None = None) -> Group:
+        """The group of ``root``; ``members``, its tiles in the order placed, are found if not given
+        (a tile belongs to a territory through its own area or its multicoloured flag edge)."""
         index = root % _NODE
-        nodes = (index,) if index == FLAG_EDGE else (index, FLAG_EDGE)
-        members = [
-            hex_of(c)
-            for c in self._cells
-            if any((c * _NODE + i) in self._parent and self._find(c * _NODE + i) == root for i in nodes)
-        ]
-        return Group(
-            AREA_LETTERS[root % _NODE],
-            self._size[root],
-            self._open[root],
-            tuple(members),
-            self._tasks_at.get(root, ()),
-        )
+        if members is None:
+            nodes = (index,) if index == FLAG_EDGE else (index, FLAG_EDGE)
+            members = []
+            for tile in self.placed:
+                cell = cell_of(*tile.at)
+                if any(self._root(cell, i) == root for i in nodes):
+                    members.append(tile.at)
+        size, open_edges, tasks = self._root_figures(root)
+        return Group(AREA_LETTERS[index], size, open_edges, tuple(members), tasks)
 
     def flags(self) -> list[tuple[PlacedTile, Group]]:
         """Each flag tile with the territory its flag stands in."""
@@ -459,7 +579,7 @@ class PlayArea:
                 cell_seen = cell
                 joins = empty = 0
                 for d in range(6):
-                    other = board[cell + CELL_DELTAS[d]]
+                    other = board.get(cell + CELL_DELTAS[d])
                     if other is None:
                         empty |= 1 << d
                     elif other[OPPOSITE[d]] in joining:
@@ -503,17 +623,17 @@ class PlayArea:
             missing = [TERRAIN_NAMES[letter] for letter in task.letters if letter not in face]
             if missing:
                 return f"a {task.name} task needs {' and '.join(missing)} on its tile"
-        if not self._cells:
+        if not self.placed:
             if at != Hex(0, 0):
                 return "the first tile goes at [0, 0]"
-        elif self._board[cell] is not None:
+        elif self._edges(cell) is not None:
             return f"[{at.q}, {at.r}] is already taken"
-        elif cell not in self._frontier:
+        elif not self._in_frontier(cell):
             return f"[{at.q}, {at.r}] does not touch the play area"
         else:
             edges = rotate(face, k)
             for d in range(6):
-                other = self._board[cell + CELL_DELTAS[d]]
+                other = self._edges(cell + CELL_DELTAS[d])
                 if other is None:
                     continue
                 mine, theirs = edges[d], other[OPPOSITE[d]]
@@ -532,7 +652,7 @@ class PlayArea:
             return f"{count} tiles would already touch its connection task, more than {task.value}"
         reasons = []
         for letter in task.letters:
-            size, _ = self._area_after(cell, _oriented(rotate(face, k)), AREA_INDEX[letter])
+            size, _ = self._area_after(cell, rotate(face, k), AREA_INDEX[letter])
             name = TERRAIN_NAMES[letter]
             if size > task.value:
                 reasons.append(f"its {name} would already have {size} tiles, more than {task.value}")
@@ -546,19 +666,16 @@ class PlayArea:
             return True
         if task.type == CONNECTION:
             return self._neighbour_count(cell) <= task.value
-        info = _oriented(rotate(face, k))
+        edges = rotate(face, k)
         for letter in task.letters:
-            size, open_edges = self._area_after(cell, info, AREA_INDEX[letter])
+            size, open_edges = self._area_after(cell, edges, AREA_INDEX[letter])
             if judge(size, open_edges, task.value) is not FAILED:
                 return True
         return False
 
-    def _neighbour_count(self, cell: int) -> int:
-        board = self._board
-        return sum(1 for delta in CELL_DELTAS if board[cell + delta] is not None)
-
-    def _area_after(self, cell: int, info: _Oriented, index: int) -> tuple[int, int]:
-        """Size and open edges the ``index`` area of a tile at ``cell`` would have.
+    def _area_after(self, cell: int, edges: str, index: int) -> tuple[int, int]:
+        """Size and open edges the ``index`` area of a tile with oriented ``edges`` at ``cell``
+        would have.
 
         A territory also joins the groups of multicoloured flag edges it meets.
         """
@@ -568,24 +685,25 @@ class PlayArea:
         size = 1
         open_edges = 0
         roots: list[int] = []
-        for delta, facing, _, own, _, _, _ in info.sides:
-            other = board[cell + delta]
+        sides = _oriented(edges).sides
+        for delta, facing, _, own, _, _, _ in sides:
+            other = board.get(cell + delta)
             if other is None:
                 if own == index:
                     open_edges += 1
             elif own == index and other[facing] in joining:
-                root = self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]])
+                root = self._find(self._tile_of[cell + delta] * _NODE + AREA_INDEX[other[facing]])
                 if root not in roots:
                     roots.append(root)
                     size += self._size[root]
                     open_edges += self._open[root]
         if roots:
-            for delta, facing, _, _, _, _, _ in info.sides:
-                other = board[cell + delta]
+            for delta, facing, _, _, _, _, _ in sides:
+                other = board.get(cell + delta)
                 if (
                     other is not None
                     and other[facing] in joining
-                    and self._find((cell + delta) * _NODE + AREA_INDEX[other[facing]]) in roots
+                    and self._find(self._tile_of[cell + delta] * _NODE + AREA_INDEX[other[facing]]) in roots
                 ):
                     open_edges -= 1
         return size, open_edges
@@ -622,16 +740,21 @@ class PlayArea:
         size = self._size
         opened = self._open
         journal = self._journal
-        log = journal.append
+        log = journal.extend
         frontier = self._frontier
         find = self._find
-        self._marks.append((len(journal), len(self._task_journal), len(self._tasks_journal)))
+        self._marks.extend((len(journal), len(self._task_journal), len(self._tasks_journal)))
 
         plain = self._plain
         log((0, cell, frontier.pop(cell, -1), cell in plain))
         plain.pop(cell, None)
         board[cell] = edges
-        base = cell * _NODE
+        tile_of = self._tile_of
+        number = tile_of[cell] = len(self._cells)
+        parent.extend(_NO_NODES)
+        size.extend(_NO_NODES)
+        opened.extend(_NO_NODES)
+        base = number * _NODE
         for index, _, _dirs in info.areas:
             node = base + index
             parent[node] = node
@@ -642,7 +765,7 @@ class PlayArea:
         area_index = AREA_INDEX
         for delta, facing, mine, own, contribution, must, paired in info.sides:
             near = cell + delta
-            other = board[near]
+            other = board.get(near)
             if other is None:
                 if own >= 0:
                     opened[base + own] += 1
@@ -661,7 +784,7 @@ class PlayArea:
             if theirs not in area_index:
                 continue
             index = area_index[theirs]
-            root = find(near * _NODE + index)
+            root = find(tile_of[near] * _NODE + index)
             log((1, root, size[root], opened[root]))
             opened[root] -= 1
             touched.append(root)
@@ -702,7 +825,7 @@ class PlayArea:
                 root = find(base + AREA_INDEX[letter])
                 self._set_tasks(root, (*self._tasks_at.get(root, ()), new_task))
             self.tasks.append(new_task)
-            self.active_count += 1
+            self._active += 1
         # Judge the tasks of every group this placement grew or covered.
         longest = self._longest
         tasks_at = self._tasks_at
@@ -723,7 +846,7 @@ class PlayArea:
                         if status is not OPEN:
                             self._task_journal.append((t, OPEN))
                             t.status = status
-                            self.active_count -= 1
+                            self._active -= 1
         if self._connections:
             self._judge_connections(cell)
         self._cells.append(cell)
@@ -733,7 +856,7 @@ class PlayArea:
         """Completed when either territory is exactly the value; failed when both are impossible."""
         failed = 0
         for letter in task.spec.letters:
-            root = self._find(task.cell * _NODE + AREA_INDEX[letter])
+            root = self._find(self._tile_of[task.cell] * _NODE + AREA_INDEX[letter])
             status = judge(self._size[root], self._open[root], task.spec.value)
             if status is COMPLETED:
                 return COMPLETED
@@ -742,15 +865,12 @@ class PlayArea:
 
     def _judge_connections(self, cell: int) -> None:
         """Complete the open connection tasks at ``cell`` and around it that now have their count."""
-        board = self._board
         for near in (cell, *(cell + delta for delta in CELL_DELTAS)):
             t = self._connections.get(near)
-            if t is not None and t.status is OPEN:
-                count = sum(1 for delta in CELL_DELTAS if board[near + delta] is not None)
-                if count == t.spec.value:
-                    self._task_journal.append((t, OPEN))
-                    t.status = COMPLETED
-                    self.active_count -= 1
+            if t is not None and t.status is OPEN and self._neighbour_count(near) == t.spec.value:
+                self._task_journal.append((t, OPEN))
+                t.status = COMPLETED
+                self._active -= 1
 
     def _set_tasks(self, root: int, tasks: tuple[Task, ...]) -> None:
         old = self._tasks_at.get(root)
@@ -762,9 +882,11 @@ class PlayArea:
 
     def pop(self) -> PlacedTile:
         """Undo the last placement exactly and return it."""
-        if not self._marks:
+        marks = self._marks
+        if not marks:
             raise IndexError("pop from an empty play area")
-        mark, task_mark, tasks_mark = self._marks.pop()
+        mark, task_mark, tasks_mark = marks[-3:]
+        del marks[-3:]
         tile = self.placed.pop()
         self._cells.pop()
         if tile.task is not None:
@@ -773,7 +895,7 @@ class PlayArea:
                 del self._connections[cell_of(*tile.at)]
         for t, status in reversed(self._task_journal[task_mark:]):
             t.status = status
-        self.active_count = sum(1 for t in self.tasks if t.status is OPEN)
+        self._active = sum(1 for t in self.tasks if t.status is OPEN)
         del self._task_journal[task_mark:]
         for root, old in reversed(self._tasks_journal[tasks_mark:]):
             if old is None:
@@ -782,7 +904,8 @@ class PlayArea:
                 self._tasks_at[root] = old
         del self._tasks_journal[tasks_mark:]
         journal = self._journal
-        for op, a, b, c in reversed(journal[mark:]):
+        for at in range(len(journal) - 4, mark - 1, -4):
+            op, a, b, c = journal[at : at + 4]
             if op == 0:
                 if b < 0:
                     self._frontier.pop(a, None)
@@ -803,10 +926,63 @@ class PlayArea:
                 self._pairs[a] = b
         del journal[mark:]
         cell = cell_of(*tile.at)
-        base = cell * _NODE
-        edges = self._board[cell]
-        assert edges is not None
-        for index, _, _ in _oriented(edges).areas:
-            del self._parent[base + index], self._size[base + index], self._open[base + index]
-        self._board[cell] = None
+        del self._board[cell], self._tile_of[cell]
+        del self._parent[-_NODE:], self._size[-_NODE:], self._open[-_NODE:]
         return tile
+
+
+def _minus_value(item: tuple[float, tuple[int, int]]) -> float:
+    return -item[0]
+
+
+# --- the backends ------------------------------------------------------------------
+#
+# ``PlayArea()`` makes the class in ``_ACTIVE``: the compiled core's where the C
+# extension dorf.rules._accel was built (``pip install`` builds it when a C compiler
+# is there), this module's own class otherwise or when DORF_PURE=1 is set.
+
+BACKENDS = ("compiled", "pure")
+
+
+def _load_compiled() -> type[PlayArea] | None:
+    """The play area with the compiled core, or None where it is not built (or DORF_PURE is set)."""
+    if os.environ.get("DORF_PURE", "") not in ("", "0"):
+        return None
+    try:
+        from dorf.rules import _accel
+    except ImportError:
+        return None
+    _accel.setup(PlacedTile, Hex, Task, OPEN, COMPLETED, FAILED, TASK_LETTER, LETTERS, AREA_LETTERS)
+
+    class CompiledPlayArea(_accel.Area, PlayArea):
+        """A :class:`PlayArea` whose hot path and primitives are the compiled core's."""
+
+    return CompiledPlayArea
+
+
+COMPILED: type[PlayArea] | None = _load_compiled()
+_ACTIVE: type[PlayArea] | None = COMPILED
+
+
+def backend() -> str:
+    """Which play area ``PlayArea()`` makes now: ``"compiled"`` or ``"pure"``."""
+    return "pure" if _ACTIVE is None else "compiled"
+
+
+def use_backend(name: str) -> str:
+    """Make ``PlayArea()`` build areas of backend ``name`` from now on; returns the previous one.
+
+    Areas already made keep their backend.  Raises ValueError for ``"compiled"`` where
+    the extension is not built.
+    """
+    global _ACTIVE
+    previous = backend()
+    if name == "pure":
+        _ACTIVE = None
+    elif name == "compiled":
+        if COMPILED is None:
+            raise ValueError("the compiled backend is not built (or DORF_PURE is set)")
+        _ACTIVE = COMPILED
+    else:
+        raise ValueError(f"unknown backend {name!r}: {' or '.join(BACKENDS)}")
+    return previous

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dorf.rules.area import PlayArea
-from dorf.rules.hexgrid import hex_of
+from dorf.rules.hexgrid import cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE
 from dorf.rules.terrain import TASK_LETTER
 
@@ -193,19 +193,24 @@ def _task_points(area: PlayArea, types: tuple[str, ...]) -> dict[str, int]:
 
 
 def _flags_by_colour(area: PlayArea) -> dict[str, int]:
+    """Per colour, the sizes of the closed territories flags stand in (as :meth:`PlayArea.flags`
+    gives them, read through :meth:`PlayArea.figures`, which needs no cell lists)."""
     flags = dict.fromkeys(FLAG_COLOURS.values(), 0)
-    for tile, group in area.flags():
-        if group.closed:
-            assert tile.flag is not None
-            flags[FLAG_COLOURS[tile.flag]] += group.size
+    for tile in area.placed:
+        if tile.flag:
+            size, open_edges = area.figures(cell_of(*tile.at), tile.flag)
+            if open_edges == 0:
+                flags[FLAG_COLOURS[tile.flag]] += size
     return flags
 
 
-def score_coop(area: PlayArea) -> ScorePad:
-    """Score a play area as at the end of a cooperative game."""
+def score_coop(area: PlayArea, *, with_task_list: bool = True) -> ScorePad:
+    """Score a play area as at the end of a cooperative game (``with_task_list=False``: the
+    same pad without its list of tasks, for callers that only want the figures)."""
     tasks = _task_points(area, TASK_TYPES)
     flags = _flags_by_colour(area)
-    return ScorePad(tasks, flags, area.longest_track, area.longest_river, 0, task_list(area))
+    listed = task_list(area) if with_task_list else ()
+    return ScorePad(tasks, flags, area.longest_track, area.longest_river, 0, listed)
 
 
 def score_duel(area: PlayArea) -> DuelScorePad:
@@ -225,10 +230,9 @@ def score_head_to_head(area: PlayArea) -> HeadToHeadScorePad:
     flags = 0
     for tile in area.placed:
         if "X" in tile.face:
-            group = area.group(tile.at, "X")
-            assert group is not None
-            if group.closed:
-                flags += group.size
+            size, open_edges = area.figures(cell_of(*tile.at), "X")
+            if open_edges == 0:
+                flags += size
     return HeadToHeadScorePad(tasks, area.longest_river, flags, area.mountains, area.lakes, task_list(area))
 
 

@@ -10,6 +10,10 @@
   ``.../record`` and ``.../replay`` (GET, once the game is over);
 - ``/api/replay`` (POST a record: its steps), ``/api/campaigns...``;
 - ``/ws/ID``: the game's websocket.
+
+Pages carry a Content-Security-Policy; a POST or a websocket from a page of
+another site is refused (:mod:`dorf.server.limits`); creating games is limited
+per address.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -31,9 +37,10 @@ from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
-from dorf.server.campaigns import CampaignDesk
-from dorf.server.hints import check_hint_allowed, hint_for
-from dorf.server.hub import Connection, Hub, ServerConfig
+from dorf.server.campaigns import CampaignDesk, finished_game, record_request
+from dorf.server.hints import check_hint_allowed
+from dorf.server.hub import Broken, Connection, Game, Hub, ServerConfig
+from dorf.server.limits import CreationLimit, allowed_origin, page_policy
 from dorf.server.protocol import (
     MAX_BODY,
     MAX_MESSAGE,
@@ -48,7 +55,6 @@ from dorf.server.protocol import (
     request_id,
 )
 from dorf.server.replay import replay_steps
-from dorf.server.sessions import GameSession
 
 log = logging.getLogger("dorf.server")
 #: Websocket messages larger than this are refused by the transport itself (close code 1009);
@@ -78,27 +84,27 @@ async def read_body(request: Request) -> Any:
     return parse_json(bytes(chunks), MAX_BODY)
 
 
-def error_response(error: ProtocolError) -> JSONResponse:
-    return JSONResponse({"error": error.as_json()}, status_code=error.status)
+def error_response(error: ProtocolError, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": error.as_json()}, status_code=error.status, headers=headers)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The app; its hub opens the database when the app starts and closes it when it stops."""
     config = config or ServerConfig()
     state: dict[str, Any] = {}
+    limit = CreationLimit(config.create_limit)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub = Hub(config)
-        count = hub.load()
-        log.info("dorf: %d stored games", count)
+        await hub.start()
         state["hub"] = hub
-        state["desk"] = CampaignDesk(hub)
+        state["desk"] = await hub.db(CampaignDesk, hub)
         app.state.hub = hub
         try:
             yield
         finally:
-            state["desk"].close()
+            await hub.db(state["desk"].close)
             await hub.close()
 
     app = FastAPI(title="dorf", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -110,6 +116,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     def desk() -> CampaignDesk:
         result: CampaignDesk = state["desk"]
         return result
+
+    async def body_of(request: Request) -> Any:
+        """The JSON body of a request that may change something: only from our own pages."""
+        if not allowed_origin(request.headers.get("origin"), request.headers.get("host"), config.origins):
+            raise ProtocolError("bad-origin", "this request comes from a page of another site", 403)
+        return await read_body(request)
 
     @app.exception_handler(ProtocolError)
     async def protocol_error(request: Request, exc: ProtocolError) -> JSONResponse:
@@ -124,36 +136,26 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     root = web_root()
     app.mount("/static", StaticFiles(directory=root), name="static")
 
-    def page() -> FileResponse:
-        return FileResponse(root / "index.html", headers={"Cache-Control": "no-cache"})
+    async def page(request: Request) -> FileResponse:
+        headers = {
+            "Cache-Control": "no-cache",
+            "Referrer-Policy": "no-referrer",
+            "X-Content-Type-Options": "nosniff",
+        }
+        if config.page_policy:
+            headers["Content-Security-Policy"] = page_policy(request.headers.get("host"))
+        return FileResponse(root / "index.html", headers=headers)
 
-    @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return page()
-
-    @app.get("/game/{game_id}", include_in_schema=False)
-    async def game_page(game_id: str) -> FileResponse:
-        return page()
-
-    @app.get("/join/{game_id}/{code}", include_in_schema=False)
-    async def join_page(game_id: str, code: str) -> FileResponse:
-        return page()
-
-    @app.get("/replay", include_in_schema=False)
-    async def replay_page() -> FileResponse:
-        return page()
-
-    @app.get("/replay/{game_id}", include_in_schema=False)
-    async def replay_game_page(game_id: str) -> FileResponse:
-        return page()
-
-    @app.get("/campaigns", include_in_schema=False)
-    async def campaigns_page() -> FileResponse:
-        return page()
-
-    @app.get("/campaigns/{name}", include_in_schema=False)
-    async def campaign_page(name: str) -> FileResponse:
-        return page()
+    for path in (
+        "/",
+        "/game/{game_id}",
+        "/join/{game_id}/{code}",
+        "/replay",
+        "/replay/{game_id}",
+        "/campaigns",
+        "/campaigns/{name}",
+    ):
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:
@@ -163,56 +165,72 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "games": len(hub().sessions)}
+        pool = hub().pool
+        return {
+            "ok": True,
+            "games": len(hub().games),
+            "connections": hub().connected,
+            "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
+        }
 
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
-        return JSONResponse(hub().create(await read_body(request)), status_code=201)
+        data = await body_of(request)
+        address = request.client.host if request.client is not None else "unknown"
+        wait = limit.wait(address, time.monotonic())
+        if wait is not None:
+            refusal = ProtocolError(
+                "rate-limited",
+                f"at most {config.create_limit} new games a minute from one address: "
+                f"try again in {math.ceil(wait)} s",
+                429,
+            )
+            return error_response(refusal, {"Retry-After": str(math.ceil(wait))})
+        return JSONResponse(await hub().create(data), status_code=201)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> Response:
-        session = hub().get(game_id)
-        return Response(session.public_text(), media_type="application/json")
+        game = await hub().game(game_id)
+        text = game.public_text() if isinstance(game, Broken) else game.session.public_text()
+        return Response(text, media_type="application/json")
 
     @app.post("/api/games/{game_id}/join")
     async def join_game(game_id: str, request: Request) -> dict[str, Any]:
-        return hub().join(game_id, await read_body(request))
+        data = await body_of(request)
+        return await hub().join(await hub().playable(game_id), data)
+
+    async def seat_request(game_id: str, request: Request, what: str) -> tuple[Game, dict[str, Any]]:
+        data = need_object(await body_of(request), what)
+        return await hub().playable(game_id), data
 
     @app.post("/api/games/{game_id}/move")
     async def move(game_id: str, request: Request) -> dict[str, Any]:
-        session = hub().get(game_id)
-        data = need_object(await read_body(request), "a move")
-        seats = hub().token_seats(session, data.get("token"))
+        game, data = await seat_request(game_id, request, "a move")
+        seats = hub().token_seats(game, data.get("token"))
         parsed = parse_move(data)
-        hub().check_seat(session, seats, parsed.seat)
-        entry = hub().move(session, parsed)
-        return {"ok": True, "version": session.version, "decision": entry}
+        hub().check_seat(game.session, seats, parsed.seat)
+        entry = await hub().move(game, parsed)
+        return {"ok": True, "version": game.session.version, "decision": entry}
 
     @app.post("/api/games/{game_id}/preview")
     async def preview(game_id: str, request: Request) -> dict[str, Any]:
-        session = hub().get(game_id)
-        data = need_object(await read_body(request), "a preview request")
-        seats = hub().token_seats(session, data.get("token"))
+        game, data = await seat_request(game_id, request, "a preview request")
+        seats = hub().token_seats(game, data.get("token"))
         parsed = parse_move(data)
-        hub().check_seat(session, seats, parsed.seat)
+        hub().check_seat(game.session, seats, parsed.seat)
         if parsed.placement is None:
             raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
-        return session.preview(parsed.seat, parsed.placement)
+        return game.session.preview(parsed.seat, parsed.placement)
 
     @app.post("/api/games/{game_id}/hint")
     async def game_hint(game_id: str, request: Request) -> dict[str, Any]:
-        session = hub().get(game_id)
-        data = need_object(await read_body(request), "a hint request")
-        seats = hub().token_seats(session, data.get("token"))
+        game, data = await seat_request(game_id, request, "a hint request")
+        seats = hub().token_seats(game, data.get("token"))
         seat = parse_seat(data.get("seat"))
+        session = game.session
         hub().check_seat(session, seats, seat)
         check_hint_allowed(session, seats, seat)
-        seed = len(session.decisions) * 31 + seat
-        loop = asyncio.get_running_loop()
-        answer: dict[str, Any] = await loop.run_in_executor(
-            hub().executor, hint_for, session.record(), seat, seed
-        )
-        return answer
+        return await hub().hint(game, seat)
 
     @app.get("/api/levels")
     async def computer_levels() -> dict[str, Any]:
@@ -220,24 +238,24 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request) -> dict[str, Any]:
-        session = hub().get(game_id)
-        data = need_object(await read_body(request), "an undo request")
-        seats = hub().token_seats(session, data.get("token"))
+        game, data = await seat_request(game_id, request, "an undo request")
+        seats = hub().token_seats(game, data.get("token"))
         seat = parse_seat(data.get("seat"))
-        hub().check_seat(session, seats, seat)
-        return {"ok": True, "undone": hub().undo(session, seat), "version": session.version}
+        hub().check_seat(game.session, seats, seat)
+        count = await hub().undo(game, seat)
+        return {"ok": True, "undone": count, "version": game.session.version}
 
-    def finished(game_id: str) -> GameSession:
-        session = hub().get(game_id)
-        if not session.is_over:
+    async def finished(game_id: str) -> Game:
+        game = await hub().playable(game_id)
+        if not game.session.is_over:
             raise ProtocolError(
                 "not-over", "the record comes once the game is over (it holds the seed of the shuffle)", 409
             )
-        return session
+        return game
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> Response:
-        session = finished(game_id)
+        session = (await finished(game_id)).session
         text = json.dumps(session.record(), indent=1) + "\n"
         filename = f"dorf-{session.mode}-{session.id}.json"
         return Response(
@@ -248,7 +266,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/games/{game_id}/replay")
     async def replay_game(game_id: str) -> dict[str, Any]:
-        return replay_steps(finished(game_id).record())
+        return replay_steps((await finished(game_id)).session.record())
 
     @app.post("/api/replay")
     async def replay(request: Request) -> dict[str, Any]:
@@ -258,47 +276,58 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/campaigns")
     async def campaigns() -> dict[str, Any]:
-        return desk().listing()
+        return await hub().db(desk().listing)
 
     @app.post("/api/campaigns")
     async def new_campaign(request: Request) -> JSONResponse:
-        return JSONResponse(desk().create(await read_body(request)), status_code=201)
+        data = await body_of(request)
+        return JSONResponse(await hub().db(desk().create, data), status_code=201)
 
     @app.get("/api/campaigns/{name}")
     async def campaign(name: str) -> dict[str, Any]:
-        return desk().view(name)
+        return await hub().db(desk().view, name)
 
     @app.get("/api/campaigns/{name}/score.svg")
     async def campaign_plot(name: str) -> Response:
-        return Response(desk().score_svg(name), media_type="image/svg+xml")
+        return Response(await hub().db(desk().score_svg, name), media_type="image/svg+xml")
 
     @app.get("/api/campaigns/{name}/track.svg")
     async def campaign_track(name: str) -> Response:
-        return Response(desk().track_svg(name), media_type="image/svg+xml")
+        return Response(await hub().db(desk().track_svg, name), media_type="image/svg+xml")
 
     @app.post("/api/campaigns/{name}/record")
     async def campaign_record(name: str, request: Request) -> dict[str, Any]:
-        return desk().record(name, await read_body(request))
+        game_id, branches = record_request(await body_of(request))
+        game = await hub().playable(game_id)
+        return await hub().db(desk().record, name, finished_game(game.session), branches)
 
     @app.post("/api/campaigns/{name}/choose")
     async def campaign_choose(name: str, request: Request) -> dict[str, Any]:
-        return desk().choose(name, await read_body(request))
+        data = await body_of(request)
+        return await hub().db(desk().choose, name, data)
 
     # --- the websocket -------------------------------------------------------------------------
 
     @app.websocket("/ws/{game_id}")
     async def websocket(ws: WebSocket, game_id: str) -> None:
+        if not allowed_origin(ws.headers.get("origin"), ws.headers.get("host"), config.origins):
+            await ws.close(code=4403)  # before accepting: the handshake is answered 403
+            return
         await ws.accept()
         try:
-            session = hub().get(game_id)
+            game = await hub().game(game_id)
         except ProtocolError as exc:
             await ws.send_text(json.dumps(error_message(exc)))
-            await ws.close(code=4404)
+            await ws.close(code=4404 if exc.code == "no-game" else 1013)
             return
         conn = Connection(ws.send_text, lambda code: ws.close(code=code))
-        hub().attach(session, conn)
+        refusal = hub().attach(game, conn)
+        if refusal is not None:
+            await ws.send_text(json.dumps(error_message(refusal)))
+            await ws.close(code=1013)
+            return
         pump = asyncio.get_running_loop().create_task(conn.pump())
-        conn.send(hub().state_message(session, conn.seats))
+        conn.send(hub().state_message(game, conn.seats))
         try:
             while not conn.closed:
                 message = await ws.receive()
@@ -308,18 +337,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 if text is None:
                     conn.send(error_message(ProtocolError("bad-message", "send JSON text, not binary")))
                     continue
-                handle(session, conn, text)
+                await handle(game, conn, text)
         except WebSocketDisconnect:
             pass
         finally:
-            hub().detach(session, conn)
+            hub().detach(game, conn)
             conn.closed = True
             pump.cancel()
             with contextlib.suppress(BaseException):
                 await pump
 
-    def handle(session: GameSession, conn: Connection, text: str) -> None:
-        """One client message: answered at once, never awaited in between (so no move interleaves)."""
+    async def handle(game: Game | Broken, conn: Connection, text: str) -> None:
+        """One client message, answered in order (a move waits for its write to the database)."""
         ref: int | str | None = None
         try:
             data = need_object(parse_json(text, MAX_MESSAGE))
@@ -327,10 +356,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             kind = message_type(data)
             if kind == "ping":
                 conn.send({"type": "pong", "id": ref})
-            elif kind == "hello":
-                seats, bad = hub().seats_for(session.id, parse_tokens(data.get("tokens")))
+                return
+            if isinstance(game, Broken):
+                if kind == "hello":
+                    conn.send(hub().state_message(game, set()))
+                    conn.send({"type": "welcome", "id": ref, "seats": []})
+                    return
+                raise game.refusal()
+            hub().touch(game)
+            session = game.session
+            if kind == "hello":
+                seats, bad = hub().seats_for(game, parse_tokens(data.get("tokens")))
                 conn.seats = seats
-                conn.send(hub().state_message(session, conn.seats))
+                conn.send(hub().state_message(game, conn.seats))
                 conn.send({"type": "welcome", "id": ref, "seats": sorted(seats)})
                 if bad:
                     raise ProtocolError(
@@ -339,7 +377,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             elif kind == "move":
                 parsed = parse_move(data)
                 hub().check_seat(session, conn.seats, parsed.seat)
-                hub().move(session, parsed)
+                await hub().move(game, parsed)
                 conn.send({"type": "ok", "id": ref, "version": session.version})
             elif kind == "preview":
                 parsed = parse_move(data)
@@ -351,7 +389,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             elif kind == "undo":
                 seat = parse_seat(data.get("seat"))
                 hub().check_seat(session, conn.seats, seat)
-                count = hub().undo(session, seat)
+                count = await hub().undo(game, seat)
                 conn.send({"type": "ok", "id": ref, "version": session.version, "undone": count})
         except ProtocolError as exc:
             conn.send(error_message(exc, ref))

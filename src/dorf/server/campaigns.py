@@ -3,20 +3,25 @@
 A finished cooperative game of the server goes into a campaign the way a
 record file does with ``dorf campaign record --from-record``: same pad, same
 key, so one game cannot be recorded twice in one campaign, whichever way it
-came.
+came (by its seed and decisions, or by its id).  A practice game (undo
+allowed) is refused with the code ``practice-game``.
+
+The campaigns live in the server's database; every method here runs in the
+hub's database thread (``await hub.db(desk.listing)``), never on the event
+loop.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
 from dorf.campaign import CampaignError, Campaigns, PadError, SheetError
-from dorf.campaign.store import FinishedGame, check_players
+from dorf.campaign.store import FinishedGame, check_players, game_key
 from dorf.campaign.svg import campaign_score_svg, campaign_track_svg
 from dorf.games.coop import CoopState
 from dorf.server.protocol import ProtocolError, need_object
+from dorf.server.sessions import GameSession
 from dorf.server.views import Json
 
 if TYPE_CHECKING:
@@ -29,15 +34,38 @@ def _refused(exc: ValueError) -> ProtocolError:
     return ProtocolError("campaign", text, status)
 
 
+def finished_game(session: GameSession) -> FinishedGame:
+    """What a campaign records of a finished cooperative game of the server (on the event loop:
+    the session is read where it lives)."""
+    state = session.state
+    if not isinstance(state, CoopState):
+        raise ProtocolError("campaign", "only cooperative games go into a campaign")
+    if session.practice:
+        raise ProtocolError("practice-game", "a practice game (undo allowed) does not go into a campaign")
+    if not state.is_over:
+        raise ProtocolError("not-over", "the game is not over yet", 409)
+    moves = [[p.at.q, p.at.r, p.rot] for p in state.decisions]
+    try:
+        players = check_players(s.name for s in session.seats)
+    except CampaignError as exc:
+        raise _refused(exc) from None
+    return FinishedGame(
+        state.score(),
+        players,
+        json.dumps(session.record(), sort_keys=True),
+        game_key(state.game.tileset.name, state.game.seed, moves),
+        session.id,
+    )
+
+
 class CampaignDesk:
-    """The campaigns in the server's database."""
+    """The campaigns in the server's database (opened in the database thread)."""
 
     def __init__(self, hub: Hub) -> None:
-        self.hub = hub
         path = hub.config.db
-        # Campaigns sets its own row factory: give it a connection of its own, except in memory.
-        self.campaigns = Campaigns(hub.storage.conn) if str(path) == ":memory:" else Campaigns.open(path)
         self._own = str(path) != ":memory:"
+        # Campaigns sets its own row factory: a connection of its own, except in memory.
+        self.campaigns = Campaigns.open(path) if self._own else Campaigns(hub.storage.conn)
 
     def close(self) -> None:
         if self._own:
@@ -74,33 +102,9 @@ class CampaignDesk:
         except CampaignError as exc:
             raise _refused(exc) from None
 
-    def record(self, name: str, body: Any) -> Json:
-        """Record finished cooperative game ``{"game": ID, "branches": [...]}`` in campaign ``name``."""
-        data = need_object(body, "a game to record")
-        game_id = data.get("game")
-        if not isinstance(game_id, str):
-            raise ProtocolError("bad-message", 'name the game to record: {"game": ID}')
-        branches = data.get("branches", [])
-        if not isinstance(branches, list) or not all(isinstance(b, str) for b in branches):
-            raise ProtocolError("bad-message", "branches must be a list of branch names")
-        session = self.hub.get(game_id)
-        state = session.state
-        if not isinstance(state, CoopState):
-            raise ProtocolError("campaign", "only cooperative games go into a campaign")
-        if not state.is_over:
-            raise ProtocolError("not-over", "the game is not over yet", 409)
-        record = session.record()
-        moves = [[p.at.q, p.at.r, p.rot] for p in state.decisions]
-        key_text = json.dumps(
-            {"tileset": state.game.tileset.name, "seed": state.game.seed, "moves": moves}, sort_keys=True
-        )
+    def record(self, name: str, finished: FinishedGame, branches: list[str]) -> Json:
+        """Record a finished game (see :func:`finished_game`) in campaign ``name``."""
         try:
-            finished = FinishedGame(
-                state.score(),
-                check_players(s.name for s in session.seats),
-                json.dumps(record, sort_keys=True),
-                hashlib.sha256(key_text.encode()).hexdigest(),
-            )
             change = self.campaigns.record(
                 name, finished.pad, players=finished.players, branches=branches, finished=finished
             )
@@ -117,3 +121,15 @@ class CampaignDesk:
             return self.campaigns.choose(name, branch).as_json()
         except CampaignError as exc:
             raise _refused(exc) from None
+
+
+def record_request(body: Any) -> tuple[str, list[str]]:
+    """``{"game": ID, "branches": [...]}``: the game id and the branches."""
+    data = need_object(body, "a game to record")
+    game_id = data.get("game")
+    if not isinstance(game_id, str):
+        raise ProtocolError("bad-message", 'name the game to record: {"game": ID}')
+    branches = data.get("branches", [])
+    if not isinstance(branches, list) or not all(isinstance(b, str) for b in branches):
+        raise ProtocolError("bad-message", "branches must be a list of branch names")
+    return game_id, branches

@@ -2,10 +2,24 @@
 
 :class:`Hub` is the server without HTTP: create a game, join a seat, check a
 seat token, make a move (checked, written to the database, then told to every
-client of the game), undo, and let computer seats think off the event loop.
-Everything here runs on the event loop's thread; the only work sent elsewhere
-is a computer player's thinking (:func:`dorf.server.thinking.think`), which
-gets a record, not the live state.
+client of the game), undo in practice games, and let computer seats think.
+
+- **Memory.** Only games in use are in memory.  A game is read from the
+  database and replayed when someone asks for it (nothing is read at start, so
+  start-up does not grow with the database); it leaves memory when nobody has
+  used it for ``idle_seconds`` (no client connected, no computer thinking), or
+  when more than ``games_in_memory`` games are held (the least recently used
+  first).  A game of computers that nobody watches stops thinking when it
+  leaves, and goes on when someone opens it again.
+- **The database** is used from one thread of its own: the event loop never
+  waits for a write (a locked file holds up only the moves waiting to be
+  written).  A move is written before anyone hears of it; moves of one game
+  are made one at a time (:attr:`Game.lock`).
+- **Computer seats** think in :class:`~dorf.server.workers.ThinkPool`, with a
+  time cap; a move that cannot be stored is tried again, a little later each
+  time.
+- **Damaged games** (rows that cannot be read or replayed) are held as
+  :class:`Broken`: shown with the reason, never played; one log line each.
 """
 
 from __future__ import annotations
@@ -15,24 +29,28 @@ import contextlib
 import hmac
 import json
 import logging
-import multiprocessing
-import random
+import re
 import secrets
 import sqlite3
+import time
+from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dorf.formats.notation import is_int
-from dorf.formats.record import FORMAT, RecordError
+from dorf.formats.record import RecordError
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
+from dorf.server.hints import hint_for
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
     COMPUTER,
     HERE,
+    MODE_NAMES,
     MODES,
     ONLINE,
     SEAT_KINDS,
@@ -41,30 +59,48 @@ from dorf.server.sessions import (
     SeatSpec,
     check_name,
     check_player_spec,
+    computer_seed,
 )
-from dorf.server.storage import Storage, StoredGame, StoredSeat, now, secret_hash
+from dorf.server.storage import DamagedGame, GameOver, Storage, StoredGame, StoredSeat, now, secret_hash
 from dorf.server.thinking import think
 from dorf.server.views import Json
+from dorf.server.workers import ThinkError, ThinkPool
 
 log = logging.getLogger("dorf.server")
 
 #: Messages waiting for a slow client before the server gives up on it.
 MAX_QUEUE = 256
-MAX_SEED = 2**62
+#: Seeds a client may choose: SQLite's integers.
+MAX_SEED = 2**63 - 1
+#: Bits of a seed the server draws (from :mod:`secrets`).
+SEED_BITS = 63
+#: A game id as the server makes them (``secrets.token_urlsafe(8)``), or a little longer.
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: Longest wait between two tries of a computer move that could not be stored, in seconds.
+MAX_RETRY = 30.0
+
+T = TypeVar("T")
 
 
 @dataclass
 class ServerConfig:
-    """How ``dorf serve`` runs: the database, and how computer seats think.
-
-    ``ai_workers`` processes think for computer seats (0: threads of the server
-    process); ``ai_delay`` seconds pass before a computer moves, so people can
-    follow the game.
-    """
+    """How ``dorf serve`` runs (the options of the same names, see ``docs/server.md``)."""
 
     db: str | Path | None = None
     ai_workers: int = 2
     ai_delay: float = 0.4
+    ai_max_seconds: float = 2.0
+    create_limit: int = 30
+    max_connections: int = 1000
+    max_game_connections: int = 32
+    games_in_memory: int = 100
+    idle_seconds: float = 300.0
+    #: The address the server was started with (``http://host:port``): an allowed Origin.
+    origins: tuple[str, ...] = ()
+    #: Send the pages' Content-Security-Policy.  ``dorf serve`` does; an app made directly (the
+    #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
+    #: not unless asked.
+    page_policy: bool = False
 
 
 class Connection:
@@ -98,102 +134,246 @@ class Connection:
             await self._send(message)
 
 
-@dataclass
-class _Secrets:
-    tokens: dict[int, str] = field(default_factory=dict)
-    invites: dict[int, str] = field(default_factory=dict)
+@dataclass(eq=False)
+class Game:
+    """A game in memory: its session, its seats' secrets, its clients and thinking seats."""
+
+    session: GameSession
+    tokens: dict[int, str]
+    invites: dict[int, str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    connections: set[Connection] = field(default_factory=set)
+    thinking: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    #: When a client last used it (time.monotonic()).
+    used: float = field(default_factory=time.monotonic)
+
+    @property
+    def id(self) -> str:
+        return self.session.id
+
+
+@dataclass(eq=False)
+class Broken:
+    """A stored game that cannot be loaded: shown with the reason, never played."""
+
+    id: str
+    reason: str
+    mode: str | None = None
+    seats: list[SeatSpec] = field(default_factory=list)
+
+    def public(self) -> Json:
+        return {
+            "id": self.id,
+            "mode": self.mode,
+            "mode_name": MODE_NAMES.get(self.mode or "", "a game"),
+            "version": 0,
+            "phase": "broken",
+            "over": False,
+            "turn": 0,
+            "waiting": [],
+            "seats": [
+                {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
+                for i, s in enumerate(self.seats)
+            ],
+            "areas": [],
+            "scores": [],
+            "revealed": [],
+            "left": [],
+            "practice": False,
+            "undo": False,
+            "first": 1,
+            "broken": self.reason,
+            "log": [],
+        }
+
+    def public_text(self) -> str:
+        return json.dumps(self.public(), separators=(",", ":"))
+
+    def refusal(self) -> ProtocolError:
+        return ProtocolError("broken", f"game {self.id} cannot be played: {self.reason}", 410)
+
+
+def _seat_specs(stored: StoredGame) -> list[SeatSpec]:
+    return [SeatSpec(s.kind, s.name, s.player, s.kind == ONLINE and bool(s.token_hash)) for s in stored.seats]
 
 
 class Hub:
-    """Every game of the server, loaded from and written to :class:`Storage`."""
+    """Every game of the server: those in memory, and the rest in :class:`Storage`."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.storage = Storage(config.db)
-        self.sessions: dict[str, GameSession] = {}
-        self._stored: dict[str, StoredGame] = {}
-        self._secrets: dict[str, _Secrets] = {}
-        self.connections: dict[str, set[Connection]] = {}
-        self._thinking: dict[tuple[str, int], asyncio.Task[None]] = {}
-        self.executor: Executor
-        if config.ai_workers > 0:
-            self.executor = ProcessPoolExecutor(
-                max_workers=config.ai_workers, mp_context=multiprocessing.get_context("spawn")
-            )
-        else:
-            self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dorf-ai")
-        self.broken: dict[str, str] = {}
+        self.games: OrderedDict[str, Game] = OrderedDict()
+        self.broken: dict[str, Broken] = {}
+        self._loading: dict[str, asyncio.Future[Game | Broken]] = {}
+        self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
+        #: Hints computed at once (one more is refused as busy, so hints cannot crowd the machine).
+        self._hints = asyncio.Semaphore(max(1, config.ai_workers))
+        self._db = ThreadPoolExecutor(1, thread_name_prefix="dorf-db")
+        self._storage: Storage | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.connected = 0
 
     # --- start and stop -----------------------------------------------------------
 
-    def load(self) -> int:
-        """Read every stored game: unfinished ones are replayed now (and their computer seats
-        start thinking), finished ones when someone asks for them.  Returns how many."""
-        games = self.storage.load_games()
-        for stored in games:
-            self._secrets[stored.id] = _Secrets(
-                {s.index: s.token_hash for s in stored.seats if s.token_hash},
-                {s.index: s.invite_hash for s in stored.seats if s.invite_hash},
-            )
-            self._stored[stored.id] = stored
-            if not stored.finished:
-                session = self._replay(stored.id)
-                if session is not None:
-                    self.kick(session)
-        return len(games)
+    async def start(self) -> None:
+        """Open the database (in its own thread) and start the computer players' workers."""
+        self._storage = await self.db(Storage, self.config.db)
+        await self.pool.start()
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
-    def _replay(self, game_id: str) -> GameSession | None:
-        stored = self._stored.pop(game_id)
-        seats = [
-            SeatSpec(s.kind, s.name, s.player, s.kind == ONLINE and bool(s.token_hash)) for s in stored.seats
-        ]
-        try:
-            session = GameSession.replay(stored.id, stored.mode, stored.seed, seats, stored.decisions)
-        except (RecordError, ValueError, KeyError) as exc:
-            self.broken[game_id] = str(exc)
-            log.error("game %s does not replay: %s", game_id, exc)
-            return None
-        session.undo_allowed = stored.undo
-        self.sessions[game_id] = session
-        return session
+    @property
+    def storage(self) -> Storage:
+        assert self._storage is not None, "the hub has not started"
+        return self._storage
+
+    async def db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``call`` in the database thread: the event loop goes on meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self._db, partial(call, *args, **kwargs))
 
     async def close(self) -> None:
-        for task in list(self._thinking.values()):
-            task.cancel()
-        for task in list(self._thinking.values()):
-            with contextlib.suppress(BaseException):
-                await task
-        for conns in self.connections.values():
-            for conn in conns:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for game in self.games.values():
+            for task in game.thinking.values():
+                task.cancel()
+        for game in list(self.games.values()):
+            for task in list(game.thinking.values()):
+                with contextlib.suppress(BaseException):
+                    await task
+            for conn in game.connections:
                 conn.queue.put_nowait(None)
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        self.storage.close()
+        await self.pool.close()
+        if self._storage is not None:
+            await self.db(self._storage.close)
+        self._db.shutdown(wait=True)
 
-    # --- games ------------------------------------------------------------------------
+    # --- games in memory ------------------------------------------------------------
 
-    def get(self, game_id: str) -> GameSession:
-        session = self.sessions.get(game_id)
-        if session is not None:
-            return session
-        if game_id in self._stored:
-            session = self._replay(game_id)
-            if session is not None:
-                return session
-        if game_id in self.broken:
-            raise ProtocolError("broken", f"game {game_id} cannot be replayed: {self.broken[game_id]}", 410)
-        raise ProtocolError("no-game", f"there is no game {game_id!r}", 404)
+    async def game(self, game_id: str) -> Game | Broken:
+        """A game by id: from memory, else read and replayed (404 if there is none)."""
+        game = self.games.get(game_id)
+        if game is not None:
+            self.touch(game)
+            return game
+        broken = self.broken.get(game_id)
+        if broken is not None:
+            return broken
+        if not GAME_ID.fullmatch(game_id):
+            raise ProtocolError("no-game", f"there is no game {game_id!r}", 404)
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        loading = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = loading
+        try:
+            found = await self._load(game_id)
+        except BaseException as exc:
+            loading.set_exception(exc)
+            loading.exception()  # retrieved: whoever waits gets it too
+            raise
+        finally:
+            del self._loading[game_id]
+        loading.set_result(found)
+        return found
 
-    def create(self, body: Any) -> Json:
-        """Create a game from ``{"mode", "seed"?, "seats": [{"kind", "name", "player"?}]}``."""
+    async def playable(self, game_id: str) -> Game:
+        """A game that can be played (410 for a broken one)."""
+        game = await self.game(game_id)
+        if isinstance(game, Broken):
+            raise game.refusal()
+        return game
+
+    async def _load(self, game_id: str) -> Game | Broken:
+        try:
+            stored = await self.db(self.storage.load_game, game_id)
+        except DamagedGame as exc:
+            return self._mark_broken(Broken(game_id, str(exc)))
+        except sqlite3.Error as exc:
+            raise ProtocolError("storage", f"the game could not be read now ({exc})", 503) from None
+        if stored is None:
+            raise ProtocolError("no-game", f"there is no game {game_id!r}", 404)
+        seats = _seat_specs(stored)
+        try:
+            session = GameSession.replay(
+                stored.id,
+                stored.mode,
+                stored.seed,
+                seats,
+                stored.decisions,
+                practice=stored.practice,
+                first=stored.first,
+            )
+        except (RecordError, ValueError, KeyError, TypeError, IndexError) as exc:
+            return self._mark_broken(
+                Broken(game_id, f"its decisions do not replay ({exc})", stored.mode, seats)
+            )
+        game = Game(
+            session,
+            {s.index: s.token_hash for s in stored.seats if s.token_hash},
+            {s.index: s.invite_hash for s in stored.seats if s.invite_hash},
+        )
+        self._hold(game)
+        self.kick(game)
+        return game
+
+    def _mark_broken(self, broken: Broken) -> Broken:
+        self.broken[broken.id] = broken
+        log.error("dorf: game %s is broken: %s", broken.id, broken.reason)
+        return broken
+
+    def _hold(self, game: Game) -> None:
+        self.games[game.id] = game
+        self.games.move_to_end(game.id)
+        extra = len(self.games) - self.config.games_in_memory
+        for old in list(self.games.values()):
+            if extra <= 0:
+                break
+            if old is not game and self._idle(old):
+                self._drop(old)
+                extra -= 1
+
+    def touch(self, game: Game) -> None:
+        """A client used the game: it stays in memory a while longer."""
+        game.used = time.monotonic()
+        if self.games.get(game.id) is game:
+            self.games.move_to_end(game.id)
+
+    def _idle(self, game: Game) -> bool:
+        return not game.connections and not game.thinking and not game.lock.locked()
+
+    def _drop(self, game: Game) -> None:
+        """Let a game leave memory (it stays in the database): its computers stop thinking."""
+        for task in game.thinking.values():
+            task.cancel()
+        self.pool.cancel(game.id)
+        self.games.pop(game.id, None)
+
+    async def _sweep(self) -> None:
+        """Now and then, let go of the games nobody has used for ``idle_seconds``."""
+        idle = self.config.idle_seconds
+        while True:
+            await asyncio.sleep(min(5.0, max(0.05, idle / 4)))
+            cutoff = time.monotonic() - idle
+            for game in list(self.games.values()):
+                if game.used < cutoff and not game.connections and not game.lock.locked():
+                    self._drop(game)  # left alone: computers of an unwatched game stop too
+
+    # --- creating and joining ----------------------------------------------------------
+
+    async def create(self, body: Any) -> Json:
+        """Create a game from ``{"mode", "seed"?, "practice"?, "first"?, "seats": [...]}``."""
         data = need_object(body, "a new game")
         mode = data.get("mode", "coop")
         if mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
         seed = data.get("seed")
         if seed is None:
-            seed = random.randrange(1, 2**31)
+            seed = secrets.randbits(SEED_BITS)
         if not is_int(seed) or not -MAX_SEED <= seed <= MAX_SEED:
             raise ProtocolError("bad-message", "seed must be a whole number")
+        practice = data.get("practice", False)
+        if not isinstance(practice, bool):
+            raise ProtocolError("bad-message", "practice must be true or false")
         raw_seats = data.get("seats")
         if raw_seats is None:
             raw_seats = [{"kind": HERE}] * (1 if mode == "coop" else 2)
@@ -203,6 +383,9 @@ class Hub:
         if not wanted[0] <= len(raw_seats) <= wanted[1]:
             need = "1 to 6" if mode == "coop" else "2"
             raise ProtocolError("bad-message", f"this game has {need} seats, not {len(raw_seats)}")
+        first = data.get("first", 1)
+        if not is_int(first) or not 1 <= first <= len(raw_seats):
+            raise ProtocolError("bad-message", f"first must be a seat from 1 to {len(raw_seats)}")
         seats: list[SeatSpec] = []
         for i, raw in enumerate(raw_seats):
             item = need_object(raw, "a seat")
@@ -213,34 +396,40 @@ class Hub:
             player = check_player_spec(item.get("player", "greedy")) if kind == COMPUTER else None
             default = f"Computer {i + 1} ({player})" if player else f"Player {i + 1}"
             seats.append(SeatSpec(kind, check_name(item.get("name"), default), player))
+        if practice and any(s.kind == ONLINE for s in seats):
+            raise ProtocolError(
+                "bad-message", "a practice game is played at one screen: undo would take back another's move"
+            )
         game_id = secrets.token_urlsafe(8)
-        session = GameSession.new(game_id, mode, seed, seats)
+        session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(seats) if s.kind == HERE}
         invites = {i: secrets.token_urlsafe(12) for i, s in enumerate(seats) if s.kind == ONLINE}
-        hidden = _Secrets(
-            {i: secret_hash(t) for i, t in tokens.items()}, {i: secret_hash(c) for i, c in invites.items()}
+        game = Game(
+            session,
+            {i: secret_hash(t) for i, t in tokens.items()},
+            {i: secret_hash(c) for i, c in invites.items()},
         )
         stored = StoredGame(
             game_id,
             mode,
             TILESETS[mode],
             seed,
-            session.undo_allowed,
+            practice,
             now(),
             False,
             [
-                StoredSeat(i, s.kind, s.name, s.player, hidden.tokens.get(i), hidden.invites.get(i))
+                StoredSeat(i, s.kind, s.name, s.player, game.tokens.get(i), game.invites.get(i))
                 for i, s in enumerate(seats)
             ],
             [],
+            first,
         )
         try:
-            self.storage.create_game(stored)
+            await self.db(self.storage.create_game, stored)
         except sqlite3.Error as exc:
             raise ProtocolError("storage", f"the game could not be stored: {exc}", 503) from None
-        self.sessions[game_id] = session
-        self._secrets[game_id] = hidden
-        self.kick(session)
+        self._hold(game)
+        self.kick(game)
         return {
             "id": game_id,
             "mode": mode,
@@ -248,43 +437,44 @@ class Hub:
             "invites": {str(i): c for i, c in invites.items()},
         }
 
-    def join(self, game_id: str, body: Any) -> Json:
+    async def join(self, game: Game, body: Any) -> Json:
         """Take an online seat with its invitation code: ``{"invite": CODE, "name": NAME}``."""
-        session = self.get(game_id)
         data = need_object(body, "a join request")
         code = data.get("invite")
         if not isinstance(code, str) or not code or len(code) > 200:
             raise ProtocolError("missing-token", "an invitation code is needed to join", 401)
-        hidden = self._secrets[game_id]
-        wanted = secret_hash(code)
-        seat = next((s for s, h in hidden.invites.items() if hmac.compare_digest(h, wanted)), None)
-        if seat is None:
-            raise ProtocolError(
-                "bad-token", "this invitation is not valid or its seat is taken (ask for a new link)", 403
-            )
-        name = check_name(data.get("name"), session.seats[seat].name)
-        token = secrets.token_urlsafe(24)
-        token_hash = secret_hash(token)
-        try:
-            self.storage.claim_seat(game_id, seat, name, token_hash)
-        except sqlite3.Error as exc:
-            raise ProtocolError("storage", f"the seat could not be stored: {exc}", 503) from None
-        del hidden.invites[seat]
-        hidden.tokens[seat] = token_hash
-        session.seats[seat].name = name
-        session.seats[seat].claimed = True
-        session.version += 1
-        self.broadcast(session)
-        return {"id": game_id, "seat": seat, "token": token}
+        session = game.session
+        async with game.lock:
+            wanted = secret_hash(code)
+            seat = next((s for s, h in game.invites.items() if hmac.compare_digest(h, wanted)), None)
+            if seat is None:
+                raise ProtocolError(
+                    "bad-token", "this invitation is not valid or its seat is taken (ask for a new link)", 403
+                )
+            name = check_name(data.get("name"), session.seats[seat].name)
+            token = secrets.token_urlsafe(24)
+            token_hash = secret_hash(token)
+            try:
+                await self.db(self.storage.claim_seat, game.id, seat, name, token_hash)
+            except sqlite3.Error as exc:
+                raise ProtocolError("storage", f"the seat could not be stored: {exc}", 503) from None
+            del game.invites[seat]
+            game.tokens[seat] = token_hash
+            session.seats[seat].name = name
+            session.seats[seat].claimed = True
+            session.version += 1
+        self.broadcast(game)
+        return {"id": game.id, "seat": seat, "token": token}
 
-    def seats_for(self, game_id: str, tokens: list[str]) -> tuple[set[int], int]:
+    # --- seats and tokens ----------------------------------------------------------------
+
+    def seats_for(self, game: Game, tokens: list[str]) -> tuple[set[int], int]:
         """The seats these tokens hold, and how many tokens held none."""
-        hidden = self._secrets.get(game_id, _Secrets())
         seats: set[int] = set()
         bad = 0
         for token in tokens:
             wanted = secret_hash(token)
-            found = [s for s, h in hidden.tokens.items() if hmac.compare_digest(h, wanted)]
+            found = [s for s, h in game.tokens.items() if hmac.compare_digest(h, wanted)]
             seats.update(found)
             bad += not found
         return seats, bad
@@ -299,48 +489,77 @@ class Hub:
             raise ProtocolError("not-your-seat", f"seat {seat} ({spec.name}) is played by the computer", 403)
         raise ProtocolError("not-your-seat", f"you do not hold the token of seat {seat} ({spec.name})", 403)
 
-    def token_seats(self, session: GameSession, token: Any) -> set[int]:
+    def token_seats(self, game: Game, token: Any) -> set[int]:
         """For the HTTP API: the seats one token holds (401 without a token, 403 for a wrong one)."""
         if token is None or token == "":
             raise ProtocolError("missing-token", "a seat token is needed for this", 401)
         if not isinstance(token, str) or len(token) > 200:
             raise ProtocolError("bad-token", "this seat token is not valid for this game", 403)
-        seats, bad = self.seats_for(session.id, [token])
+        seats, bad = self.seats_for(game, [token])
         if bad:
             raise ProtocolError("bad-token", "this seat token is not valid for this game", 403)
         return seats
 
     # --- moves ---------------------------------------------------------------------------
 
-    def move(self, session: GameSession, move: Move) -> Json:
+    async def move(self, game: Game, move: Move) -> Json:
         """Check, store, then tell everyone; ProtocolError (and no change) if anything is wrong."""
-        entry = session.apply(move)
-        try:
-            self.storage.add_decision(
-                session.id, len(session.decisions), move.seat, entry, finished=session.is_over
-            )
-        except sqlite3.Error as exc:
-            session.take_back()
-            raise ProtocolError(
-                "storage", f"the move was not made: it could not be stored ({exc})", 503
-            ) from None
-        self.broadcast(session)
-        self.kick(session)
+        session = game.session
+        async with game.lock:
+            error = session.why_not(move)
+            if error is not None:
+                raise error
+            entry = session.entry(move)
+            over = session.would_end(move)
+            try:
+                await self.db(
+                    self.storage.add_decision,
+                    game.id,
+                    len(session.decisions) + 1,
+                    move.seat,
+                    entry,
+                    finished=over,
+                )
+            except GameOver:
+                raise ProtocolError("game-over", "the game is over", 409) from None
+            except sqlite3.Error as exc:
+                raise ProtocolError(
+                    "storage", f"the move was not made: it could not be stored ({exc})", 503
+                ) from None
+            session.apply(move)
+        self.broadcast(game)
+        if session.is_over:
+            self.pool.cancel(game.id)
+        self.kick(game)
         return entry
 
-    def undo(self, session: GameSession, seat: int) -> int:
-        count = session.undo(seat)
-        try:
-            self.storage.truncate(session.id, len(session.decisions))
-        except sqlite3.Error as exc:  # pragma: no cover - the file vanished
-            log.error("undo of game %s not stored: %s", session.id, exc)
-        self.broadcast(session)
-        self.kick(session)
+    async def undo(self, game: Game, seat: int) -> int:
+        """Take back ``seat``'s last decision and the computer's after it (practice games)."""
+        session = game.session
+        async with game.lock:
+            count = session.undo_count(seat)
+            try:
+                await self.db(self.storage.truncate, game.id, len(session.decisions) - count)
+            except GameOver:
+                raise ProtocolError(
+                    "game-over", "the game is over: a finished game never changes", 409
+                ) from None
+            except sqlite3.Error as exc:
+                raise ProtocolError("storage", f"the undo could not be stored ({exc})", 503) from None
+            session.undo(count)
+            for task in game.thinking.values():
+                task.cancel()
+            self.pool.cancel(game.id)
+        self.broadcast(game)
+        self.kick(game)
         return count
 
     # --- telling the clients ----------------------------------------------------------------
 
-    def state_message(self, session: GameSession, seats: set[int]) -> str:
+    def state_message(self, game: Game | Broken, seats: set[int]) -> str:
+        if isinstance(game, Broken):
+            return '{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}"
+        session = game.session
         you = {
             "seats": sorted(seats),
             "legal": {str(s): session.legal(s) for s in sorted(seats) if s in session.waiting()},
@@ -349,89 +568,126 @@ class Hub:
             '{"type":"state","you":'
             + json.dumps(you, separators=(",", ":"))
             + ',"game":'
-            + session.public_text()
+            + session.public_text(seats)
             + "}"
         )
 
-    def attach(self, session: GameSession, conn: Connection) -> None:
-        self.connections.setdefault(session.id, set()).add(conn)
+    def attach(self, game: Game | Broken, conn: Connection) -> ProtocolError | None:
+        """Count a new client of a game; the reason if there are too many."""
+        if self.connected >= self.config.max_connections:
+            return ProtocolError("busy", "the server has as many clients as it takes: try again later", 503)
+        if isinstance(game, Game):
+            if len(game.connections) >= self.config.max_game_connections:
+                return ProtocolError(
+                    "busy", "this game has as many clients as it takes: try again later", 503
+                )
+            game.connections.add(conn)
+            self.touch(game)
+        self.connected += 1
+        return None
 
-    def detach(self, session: GameSession, conn: Connection) -> None:
-        conns = self.connections.get(session.id)
-        if conns is not None:
-            conns.discard(conn)
-            if not conns:
-                del self.connections[session.id]
+    def detach(self, game: Game | Broken, conn: Connection) -> None:
+        self.connected -= 1
+        if isinstance(game, Game):
+            game.connections.discard(conn)
+            game.used = time.monotonic()
 
-    def broadcast(self, session: GameSession) -> None:
-        for conn in list(self.connections.get(session.id, ())):
-            conn.send(self.state_message(session, conn.seats))
+    def broadcast(self, game: Game) -> None:
+        for conn in list(game.connections):
+            conn.send(self.state_message(game, conn.seats))
 
     # --- computer seats ------------------------------------------------------------------------
 
-    def kick(self, session: GameSession) -> None:
+    def kick(self, game: Game) -> None:
         """Start a computer player for every computer seat that must decide now."""
-        if session.is_over:
+        session = game.session
+        if session.is_over or self.games.get(game.id) is not game:
             return
         for seat in session.waiting():
-            key = (session.id, seat)
-            if session.seats[seat].kind == COMPUTER and key not in self._thinking:
-                self._thinking[key] = asyncio.get_running_loop().create_task(self._think(session, seat))
+            if session.seats[seat].kind == COMPUTER and seat not in game.thinking:
+                game.thinking[seat] = asyncio.get_running_loop().create_task(self._think(game, seat))
 
     def thinking(self, game_id: str) -> list[int]:
-        return sorted(seat for gid, seat in self._thinking if gid == game_id)
+        game = self.games.get(game_id)
+        return sorted(game.thinking) if game is not None else []
 
-    async def _think(self, session: GameSession, seat: int) -> None:
-        key = (session.id, seat)
-        again = False
+    async def _think(self, game: Game, seat: int) -> None:
+        session = game.session
+        spec = session.seats[seat].player or "greedy"
+        moved = False
         try:
             await asyncio.sleep(self.config.ai_delay)
-            epoch = session.epoch
-            record = {
-                "format": FORMAT,
-                "mode": session.mode,
-                "tileset": TILESETS[session.mode],
-                "seed": session.seed,
-                "players": [s.name for s in session.seats],
-                "decisions": list(session.decisions),
-            }
-            spec = session.seats[seat].player or "greedy"
-            seed = (session.seed * 7919 + len(session.decisions) * 31 + seat) % MAX_SEED
-            loop = asyncio.get_running_loop()
-            try:
-                answer = await loop.run_in_executor(self.executor, think, record, seat, spec, seed)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a broken worker must not stall the game
-                log.error("computer player %s failed in game %s: %s", spec, session.id, exc)
-                answer = await loop.run_in_executor(self.executor, think, record, seat, "random", seed)
-            if session.epoch != epoch or seat not in session.waiting():
-                again = session.epoch != epoch
-                return
-            if "pick" in answer:
-                move = Move(seat, pick=int(answer["pick"]))
-            else:
-                move = Move(seat, placement=Placement(Hex(*answer["at"]), int(answer["rot"])))
-            self._release(key)  # so that the move can start this seat's next turn
-            try:
-                self.move(session, move)
-            except ProtocolError as exc:
-                log.error("computer move refused in game %s: %s", session.id, exc.message)
-                self.move(session, _any_decision(session, seat))
+            answer: Json | None = None
+            epoch = -1
+            delay = 0.5
+            while not session.is_over and seat in session.waiting():
+                if answer is None or epoch != session.epoch:
+                    epoch = session.epoch
+                    answer = await self._answer(game, seat, spec)
+                    continue
+                try:
+                    await self.move(game, _move_of(seat, answer))
+                    moved = True
+                    return
+                except ProtocolError as exc:
+                    if exc.code == "storage":
+                        log.warning(
+                            "dorf: %s's move in game %s was not stored (%s): trying again in %g s",
+                            session.name(seat),
+                            game.id,
+                            exc.message,
+                            delay,
+                        )
+                        await asyncio.sleep(delay)
+                        delay = min(MAX_RETRY, delay * 2)
+                    elif exc.code in ("illegal", "bad-message"):
+                        log.error("dorf: computer move refused in game %s: %s", game.id, exc.message)
+                        answer = _any_decision(session, seat)
+                    else:
+                        return
         finally:
-            self._release(key)
-        if again and self.sessions.get(session.id) is session:
-            self.kick(session)
+            if game.thinking.get(seat) is asyncio.current_task():
+                del game.thinking[seat]
+            if moved:
+                self.kick(game)
 
-    def _release(self, key: tuple[str, int]) -> None:
-        if self._thinking.get(key) is asyncio.current_task():
-            del self._thinking[key]
+    async def hint(self, game: Game, seat: int) -> Json:
+        """The coach's hint for ``seat`` from what the seat may see, computed in a thread."""
+        session = game.session
+        record = session.visible_record(seat)
+        player = session.player_of[seat]
+        seed = computer_seed(session.seed, len(record["decisions"]), player)
+        if self._hints.locked():
+            raise ProtocolError("busy", "the coach is busy with other hints; ask again in a moment", 429)
+        async with self._hints:
+            answer: Json = await asyncio.to_thread(hint_for, record, player, seed)
+            return answer
+
+    async def _answer(self, game: Game, seat: int, spec: str) -> Json:
+        """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""
+        session = game.session
+        record = session.visible_record(seat)
+        player = session.player_of[seat]
+        seed = computer_seed(session.seed, len(record["decisions"]), player)
+        try:
+            return await self.pool.think(game.id, record, player, spec, seed)
+        except ThinkError as exc:
+            log.warning(
+                "dorf: %s (%s) in game %s: %s; it plays greedy", session.name(seat), spec, game.id, exc
+            )
+            return await asyncio.to_thread(think, record, player, "greedy", seed)
 
 
-def _any_decision(session: GameSession, seat: int) -> Move:
+def _move_of(seat: int, answer: Json) -> Move:
+    if "pick" in answer:
+        return Move(seat, pick=int(answer["pick"]))
+    return Move(seat, placement=Placement(Hex(*answer["at"]), int(answer["rot"])))
+
+
+def _any_decision(session: GameSession, seat: int) -> Json:
     """A legal decision for ``seat``, for when a computer player's answer is refused."""
-    public = session.public()
+    public = session.public([seat])
     if "pool" in public:
-        return Move(seat, pick=public["pool"][0]["id"])
+        return {"pick": public["pool"][0]["id"]}
     q, r, rots = session.legal(seat)[0]
-    return Move(seat, placement=Placement(Hex(q, r), rots[0]))
+    return {"at": [q, r], "rot": rots[0]}

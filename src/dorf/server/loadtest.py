@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         db = Path(folder.name) / "load.sqlite3"
         command = [sys.executable, "-m", "dorf.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--db", str(db), "--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
+        command += ["--create-limit", "0"]
         process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         _wait_healthy(base, process)
     try:

@@ -1,15 +1,26 @@
 """A game on the server: its state, its seats, and what each seat may see and do.
 
 A :class:`GameSession` wraps one engine state of any mode behind a small
-interface: which seats decide now, their legal decisions, applying a checked
-:class:`~dorf.server.protocol.Move`, undo, a placement preview, the record, the
-log and the JSON the browser draws.  It never touches storage or sockets: the
-app writes each decision to the database and then tells the clients.
+interface: which seats decide now, their legal decisions, checking and
+applying a :class:`~dorf.server.protocol.Move`, undo (practice games only), a
+placement preview, the record, the log and the JSON the browser draws.  It
+never touches storage or sockets: the hub writes each decision to the
+database and then tells the clients.
+
+Seats are numbered as the game was created; the engine numbers its players
+from the one who starts (``first``): seat ``first - 1`` is the engine's
+player 0, and the others follow in seat order.  Records, stored decisions and
+the computer players use the engine's numbers; everything the browser sees
+uses seats.
 
 The public JSON holds what every player at the table may know (both areas,
 the revealed tiles, counts, the draft's open pool); never the seed, the order
 of a stack, the removed tiles or a marker pile.  The seed and the record only
-come out once the game is over.
+come out once the game is over.  In the Duel and in Head to Head a placement
+stays unseen by the other seat until that seat has placed too (the rules have
+both place at the same time): until then the public JSON, the log and what a
+computer player is shown describe the game as it was before that placement
+(:meth:`GameSession.pending_seat`).
 
 >>> session = GameSession.new("g", "coop", 3, [SeatSpec("here", "Ann")])
 >>> session.waiting()
@@ -23,7 +34,10 @@ come out once the game is over.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,15 +130,64 @@ def new_state(mode: str, seed: int, players: int) -> GameState:
     return HeadToHeadGame(seed=seed).new_state()
 
 
+def computer_seed(seed: int, decisions: int, player: int) -> int:
+    """A computer player's seed for one decision: a one-way function of the game's seed, so
+    that nothing the computer does tells anything about the seed (and so the tile order).
+
+    >>> computer_seed(7, 3, 1) == computer_seed(7, 3, 1) != computer_seed(7, 3, 0)
+    True
+    """
+    text = f"{seed}/{decisions}/{player}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8, person=b"dorf-computer").digest()) >> 1
+
+
+def seat_order(count: int, first: int) -> list[int]:
+    """The seat of each engine player when seat ``first`` (from 1) starts.
+
+    >>> seat_order(3, 2), seat_order(2, 1)
+    ([1, 2, 0], [0, 1])
+    """
+    return [(p + first - 1) % count for p in range(count)]
+
+
+def record_head(mode: str, seed: int, players: list[str], decisions: list[Json]) -> Json:
+    """The fields of a record that determine a game."""
+    return {
+        "format": FORMAT,
+        "mode": mode,
+        "tileset": TILESETS[mode],
+        "seed": seed,
+        "players": players,
+        "decisions": decisions,
+    }
+
+
 class GameSession:
     """One game on the server, of any mode."""
 
-    def __init__(self, game_id: str, mode: str, seed: int, seats: list[SeatSpec], state: GameState) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        mode: str,
+        seed: int,
+        seats: list[SeatSpec],
+        state: GameState,
+        *,
+        practice: bool = False,
+        first: int = 1,
+    ) -> None:
         self.id = game_id
         self.mode = mode
         self.seed = seed
         self.seats = seats
         self.state = state
+        #: A practice game: undo allowed, and it never goes into a campaign.
+        self.practice = practice
+        #: Who starts, counted from 1 in seat order.
+        self.first = first
+        #: The seat of each engine player, and the engine player of each seat.
+        self.order = seat_order(len(seats), first)
+        self.player_of = {seat: p for p, seat in enumerate(self.order)}
         self.decisions: list[Json] = []
         #: The seat that made each decision, in order.
         self.deciders: list[int] = []
@@ -132,38 +195,52 @@ class GameSession:
         self.version = 0
         #: Counts undos: a computer's answer computed before an undo is dropped.
         self.epoch = 0
-        self.undo_allowed = mode == "coop" and all(s.kind != ONLINE for s in seats)
         self._cache: dict[str, Any] = {}
         self._cache_version = -1
 
     @classmethod
-    def new(cls, game_id: str, mode: str, seed: int, seats: list[SeatSpec]) -> GameSession:
+    def new(
+        cls,
+        game_id: str,
+        mode: str,
+        seed: int,
+        seats: list[SeatSpec],
+        *,
+        practice: bool = False,
+        first: int = 1,
+    ) -> GameSession:
         if mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
-        return cls(game_id, mode, seed, seats, new_state(mode, seed, len(seats)))
+        state = new_state(mode, seed, len(seats))
+        return cls(game_id, mode, seed, seats, state, practice=practice, first=first)
 
     @classmethod
     def replay(
-        cls, game_id: str, mode: str, seed: int, seats: list[SeatSpec], decisions: list[Json]
+        cls,
+        game_id: str,
+        mode: str,
+        seed: int,
+        seats: list[SeatSpec],
+        decisions: list[Json],
+        *,
+        practice: bool = False,
+        first: int = 1,
     ) -> GameSession:
         """A stored game rebuilt from its decisions (raises RecordError if they no longer fit)."""
-        record = {
-            "format": FORMAT,
-            "mode": mode,
-            "tileset": TILESETS[mode],
-            "seed": seed,
-            "players": [s.name for s in seats],
-            "decisions": decisions,
-        }
-        state = start_of(record)
-        session = cls(game_id, mode, seed, seats, state)
+        names = [seats[seat].name for seat in seat_order(len(seats), first)]
+        state = start_of(record_head(mode, seed, names, []))
+        session = cls(game_id, mode, seed, seats, state, practice=practice, first=first)
         for number, entry in enumerate(decisions, 1):
-            seat = session.waiting()[0] if mode == "coop" else int(entry["player"])
-            apply_decision(state, number, entry)
+            player = session.state.player if mode == "coop" else entry.get("player", 0)
+            apply_decision(session.state, number, entry)
             session.decisions.append(entry)
-            session.deciders.append(seat)
+            session.deciders.append(session.order[player])
         session.version = len(decisions)
         return session
+
+    def record_head(self, decisions: list[Json]) -> Json:
+        """A record of this game with these decisions (players in the engine's order)."""
+        return record_head(self.mode, self.seed, [self.seats[seat].name for seat in self.order], decisions)
 
     # --- turns ---------------------------------------------------------------------
 
@@ -181,21 +258,41 @@ class GameSession:
         """The seats that may decide now."""
         state = self.state
         if isinstance(state, CoopState):
-            return () if state.is_over else (state.player,)
-        return state.to_move()
+            return () if state.is_over else (self.order[state.player],)
+        return tuple(sorted(self.order[p] for p in state.to_move()))
+
+    def pending_seat(self) -> int | None:
+        """The seat whose latest placement the other seat may not see yet (the Duel, Head to
+        Head: it placed while the other still has to), or None."""
+        state = self.state
+        if isinstance(state, CoopState):
+            return None
+        pending = state.pending()
+        return self.order[pending[0]] if pending else None
+
+    def sees_pending(self, seats: Collection[int]) -> bool:
+        """Whether a client holding ``seats`` may see the pending placement: it holds that
+        seat and not the seat still to place (two people at one screen do not)."""
+        pending = self.pending_seat()
+        return pending is not None and pending in seats and 1 - pending not in seats
 
     def name(self, seat: int) -> str:
         return self.seats[seat].name
+
+    def player_name(self, player: int) -> str:
+        """The name of the seat of engine player ``player``."""
+        return self.seats[self.order[player]].name
 
     def area(self, seat: int) -> PlayArea:
         state = self.state
         if isinstance(state, CoopState):
             return state.area
         if isinstance(state, DuelState):
-            return state.areas[seat]
-        return state.area(seat)
+            return state.areas[self.player_of[seat]]
+        return state.area(self.player_of[seat])
 
     def areas(self) -> list[PlayArea]:
+        """The play areas in seat order (the cooperative game has one)."""
         if isinstance(self.state, CoopState):
             return [self.state.area]
         return [self.area(0), self.area(1)]
@@ -207,7 +304,7 @@ class GameSession:
     def revealed(self, seat: int) -> Revealed | None:
         state = self.state
         if isinstance(state, HeadToHeadState):
-            return state.revealed(seat)
+            return state.revealed(self.player_of[seat])
         return state.revealed
 
     def _fresh(self) -> dict[str, Any]:
@@ -227,7 +324,7 @@ class GameSession:
                 if isinstance(state, CoopState):
                     placements = state.legal_placements()
                 else:
-                    placements = state.legal_placements(seat)
+                    placements = state.legal_placements(self.player_of[seat])
                 for p in placements:
                     cells.setdefault((p.at.q, p.at.r), []).append(p.rot)
             cache[key] = [[q, r, rots] for (q, r), rots in cells.items()]
@@ -241,92 +338,127 @@ class GameSession:
         if self.is_over:
             return ProtocolError("game-over", "the game is over", 409)
         state = self.state
+        player = self.player_of[move.seat]
         if move.seat not in self.waiting():
             if isinstance(state, CoopState):
                 return ProtocolError(
                     "out-of-turn",
-                    f"it is {self.name(state.player)}'s turn, not {self.name(move.seat)}'s",
+                    f"it is {self.player_name(state.player)}'s turn, not {self.name(move.seat)}'s",
                     409,
                 )
             decision: Pick | Placement = move.placement or Pick(move.pick or 0)
-            reason = state.why_illegal(decision, move.seat)  # type: ignore[arg-type]
+            reason = state.why_illegal(decision, player)  # type: ignore[arg-type]
             return ProtocolError("out-of-turn", self._names(reason or "not this seat's turn"), 409)
         if isinstance(state, HeadToHeadState):
             decision = Pick(move.pick) if move.pick is not None else move.placement  # type: ignore[assignment]
-            reason = state.why_illegal(decision, move.seat)
+            reason = state.why_illegal(decision, player)
         elif move.placement is None:
             return ProtocolError("illegal", "this game takes placements, not picks")
         elif isinstance(state, CoopState):
             reason = state.why_illegal(move.placement)
         else:
-            reason = state.why_illegal(move.placement, move.seat)
+            reason = state.why_illegal(move.placement, player)
         return None if reason is None else ProtocolError("illegal", self._names(reason))
 
     def _names(self, text: str) -> str:
         """The engine says 'player 1'; the table knows names."""
         if self.mode == "coop":
             return text
-        for seat in (0, 1):
-            text = text.replace(f"player {seat + 1}'s", f"{self.name(seat)}'s")
-            text = text.replace(f"player {seat + 1}", self.name(seat))
+        for player in (0, 1):
+            text = text.replace(f"player {player + 1}'s", f"{self.player_name(player)}'s")
+            text = text.replace(f"player {player + 1}", self.player_name(player))
         return text
+
+    def entry(self, move: Move) -> Json:
+        """The record entry of a move (in the engine's numbers): what is stored."""
+        if self.mode == "coop":
+            assert move.placement is not None
+            return {"at": hex_json(move.placement.at), "rot": move.placement.rot}
+        player = self.player_of[move.seat]
+        if move.pick is not None:
+            return {"player": player, "pick": move.pick}
+        assert move.placement is not None
+        return {"player": player, "at": hex_json(move.placement.at), "rot": move.placement.rot}
 
     def apply(self, move: Move) -> Json:
         """Make a checked move; returns its record entry.  Raises ProtocolError (nothing changed)."""
         error = self.why_not(move)
         if error is not None:
             raise error
-        state = self.state
-        entry: Json
-        if move.pick is not None:
-            assert isinstance(state, HeadToHeadState)
-            state.apply(Pick(move.pick), move.seat)
-            entry = {"player": move.seat, "pick": move.pick}
-        else:
-            placement = move.placement
-            assert placement is not None
-            entry = {"at": hex_json(placement.at), "rot": placement.rot}
-            if isinstance(state, CoopState):
-                state.play(placement)
-            else:
-                state.play(placement, move.seat)
-                entry = {"player": move.seat, **entry}
+        entry = self.entry(move)
+        apply_decision(self.state, len(self.decisions) + 1, entry)
         self.decisions.append(entry)
         self.deciders.append(move.seat)
         self.version += 1
         return entry
 
-    def take_back(self) -> None:
-        """Undo the last decision in memory (a write to the database failed)."""
+    def would_end(self, move: Move) -> bool:
+        """Whether a legal ``move`` would end the game (made and taken back at once)."""
+        apply_decision(self.state, len(self.decisions) + 1, self.entry(move))
+        over = self.is_over
         self.state.undo()
-        self.decisions.pop()
-        self.deciders.pop()
-        self.version += 1
+        return over
 
-    def undo(self, seat: int) -> int:
-        """Take back the last placement of a person (and the computer's after it); returns
-        how many decisions were taken back.  Solo and same-screen cooperative games only."""
-        if not self.undo_allowed:
-            raise ProtocolError("no-undo", "undo is only for cooperative games played at one screen", 409)
+    # --- practice games -------------------------------------------------------------
+
+    def can_undo(self) -> bool:
+        """Whether an undo is possible now: a practice game, not over, a person's decision made."""
+        return (
+            self.practice and not self.is_over and any(self.seats[s].kind != COMPUTER for s in self.deciders)
+        )
+
+    def undo_count(self, seat: int) -> int:
+        """How many decisions an undo by ``seat`` takes back: its last placement (or pick) of a
+        person and every computer decision after it.  Raises ProtocolError if it may not."""
+        if not self.practice:
+            raise ProtocolError(
+                "no-undo", "a laid tile stays: undo is only for practice games (chosen when created)", 409
+            )
+        if self.is_over:
+            raise ProtocolError("game-over", "the game is over: a finished game never changes", 409)
         if not 0 <= seat < len(self.seats) or self.seats[seat].kind == COMPUTER:
             raise ProtocolError("bad-message", f"seat {seat} cannot undo")
-        if not any(self.seats[s].kind != COMPUTER for s in self.deciders):
-            raise ProtocolError("no-undo", "there is nothing to undo", 409)
-        count = 0
-        while True:
+        for count, decider in enumerate(reversed(self.deciders), 1):
+            if self.seats[decider].kind != COMPUTER:
+                return count
+        raise ProtocolError("no-undo", "there is nothing to undo", 409)
+
+    def undo(self, count: int) -> None:
+        """Take back the last ``count`` decisions (as :meth:`undo_count` said)."""
+        for _ in range(count):
             self.state.undo()
             self.decisions.pop()
-            decider = self.deciders.pop()
-            count += 1
-            if self.seats[decider].kind != COMPUTER:
-                break
+            self.deciders.pop()
         self.version += 1
         self.epoch += 1
-        return count
+
+    # --- what a seat may see ----------------------------------------------------------
+
+    @contextmanager
+    def _as_before_pending(self) -> Iterator[None]:
+        """The state with the pending placement taken back, for as long as the block runs."""
+        entry = self.decisions[-1]
+        saved, self._cache = self._cache, {}
+        self.state.undo()
+        try:
+            yield
+        finally:
+            apply_decision(self.state, len(self.decisions), entry)
+            self._cache = saved
+
+    def visible_record(self, seat: int) -> Json:
+        """The record as ``seat`` may know it (for its computer player): without another seat's
+        pending placement."""
+        decisions = self.decisions
+        pending = self.pending_seat()
+        if pending is not None and pending != seat:
+            decisions = decisions[:-1]
+        return self.record_head(list(decisions))
 
     # --- what the browser sees --------------------------------------------------------
 
     def scores(self) -> list[Pad]:
+        """The score pads in seat order (one in the cooperative game)."""
         cache = self._fresh()
         if "scores" not in cache:
             scorer = SCORERS[self.mode]
@@ -335,20 +467,41 @@ class GameSession:
         return pads
 
     def winner(self) -> int | None:
+        """The winning seat once a two-player game is over (None: shared, or not over)."""
         state = self.state
         if isinstance(state, CoopState) or not state.is_over:
             return None
-        return state.winner()
+        winner = state.winner()
+        return None if winner is None else self.order[winner]
 
     def record(self) -> Json:
-        return record_of(self.state, [s.name for s in self.seats])
+        """The game's ``dorf-record/1`` (players in the engine's order: who started first)."""
+        out = record_of(self.state, [self.seats[seat].name for seat in self.order])
+        out["game_id"] = self.id
+        if self.practice:
+            out["practice"] = True
+        return out
 
-    def public(self) -> Json:
-        """Everything every player at the table may know (cached per version)."""
+    def public(self, seats: Collection[int] = ()) -> Json:
+        """Everything a client holding ``seats`` may know (cached per version): what every
+        player at the table knows, and its own seat's pending placement (:meth:`sees_pending`)."""
         cache = self._fresh()
-        if "public" in cache:
-            result: Json = cache["public"]
-            return result
+        key = "full" if self.pending_seat() is None or self.sees_pending(seats) else "public"
+        if key not in cache:
+            if key == "full":
+                cache[key] = self._describe()
+            else:
+                waiting = list(self.waiting())
+                with self._as_before_pending():
+                    out = self._describe()
+                out["waiting"] = waiting  # who still has to place: that much is public
+                out["version"] = self.version
+                out["turn"] = len(self.decisions)
+                cache[key] = out
+        result: Json = cache[key]
+        return result
+
+    def _describe(self) -> Json:
         state = self.state
         out: Json = {
             "id": self.id,
@@ -365,108 +518,112 @@ class GameSession:
             ],
             "areas": [area_json(area) for area in self.areas()],
             "scores": [pad_json(pad) for pad in self.scores()],
-            "undo": self.undo_allowed,
+            "practice": self.practice,
+            "undo": self.can_undo(),
+            "first": self.first,
+            "broken": None,
             "log": self.log(),
         }
+        seat_players = [self.player_of[seat] for seat in range(len(self.seats))]
         if isinstance(state, HeadToHeadState):
-            out["revealed"] = [revealed_json(state.revealed(0)), revealed_json(state.revealed(1))]
+            out["revealed"] = [revealed_json(state.revealed(p)) for p in seat_players]
             view = state.view(0)
-            out["left"] = [list(view.stacks_left[0]), list(view.stacks_left[1])]
+            out["left"] = [list(view.stacks_left[p]) for p in seat_players]
             tiles = state.game.tileset.tiles
-            out["owned"] = [[{"id": i, **face_json(tiles[i])} for i in owned] for owned in state.owned]
+            out["owned"] = [[{"id": i, **face_json(tiles[i])} for i in state.owned[p]] for p in seat_players]
             if state.phase == DRAFT:
                 out["pool"] = [{"id": i, **face_json(tiles[i])} for i in state.pool]
-                out["flags"] = [[face_json(tiles[i]) for i in pair] for pair in state.flags]
+                out["flags"] = [[face_json(tiles[i]) for i in state.flags[p]] for p in seat_players]
         else:
             out["revealed"] = [revealed_json(state.revealed)]
             out["left"] = [[state.task_tiles_left(), state.landscapes_left()]]
         if isinstance(state, DuelState) and state.turns:
-            out["set_aside"] = [p for p in (0, 1) if state.turns[-1].set_aside[p] and not state.is_over]
+            aside = state.turns[-1].set_aside
+            out["set_aside"] = sorted(self.order[p] for p in (0, 1) if aside[p] and not state.is_over)
         if self.is_over:
             out["seed"] = self.seed
             if self.mode != "coop":
                 out["winner"] = self.winner()
-        cache["public"] = out
         return out
 
-    def public_text(self) -> str:
+    def public_text(self, seats: Collection[int] = ()) -> str:
+        """:meth:`public` as compact JSON text (cached per version)."""
         cache = self._fresh()
-        if "public_text" not in cache:
-            cache["public_text"] = json.dumps(self.public(), separators=(",", ":"))
-        text: str = cache["public_text"]
+        key = "text:full" if self.pending_seat() is None or self.sees_pending(seats) else "text:public"
+        if key not in cache:
+            cache[key] = json.dumps(self.public(seats), separators=(",", ":"))
+        text: str = cache[key]
         return text
 
     def log(self) -> list[Json]:
-        """What happened, one entry a line: placements, set-aside tiles, picks, tasks done or failed."""
+        """What happened, one entry a line, each naming whose it is: placements, set-aside
+        tiles, picks, tasks completed or failed ("Ann completed forest 5")."""
         state = self.state
         out: list[Json] = []
 
-        def changes(seat: int | None, turn: int, done: tuple[tuple[Task, Any], ...]) -> None:
+        def changes(seat: int, turn: int, done: tuple[tuple[Task, Any], ...]) -> None:
             for task, status in done:
                 verb = "completed" if status is COMPLETED else "failed"
-                out.append(
-                    {"turn": turn, "seat": seat, "kind": status.value, "text": f"{task.spec} task {verb}"}
-                )
+                text = f"{self.name(seat)} {verb} {task.spec}"
+                out.append({"turn": turn, "seat": seat, "kind": status.value, "text": text})
 
         if isinstance(state, CoopState):
             for t in state.turns:
+                seat = self.order[t.player]
                 tile = describe_tile(t.revealed.tile, t.revealed.task)
                 if t.set_aside:
-                    out.append(
-                        {
-                            "turn": t.number,
-                            "seat": None,
-                            "kind": "aside",
-                            "text": f"{tile} fits nowhere: set aside",
-                        }
-                    )
+                    text = f"{self.name(seat)}'s tile {tile} fits nowhere: set aside"
+                    out.append({"turn": t.number, "seat": seat, "kind": "aside", "text": text})
                 elif t.placement is not None:
                     at = t.placement.at
-                    text = f"{self.name(t.player)} placed {tile} at {at.q},{at.r}"
-                    out.append({"turn": t.number, "seat": t.player, "kind": "place", "text": text})
-                    changes(t.player, t.number, t.changes)
+                    text = f"{self.name(seat)} placed {tile} at {at.q},{at.r}"
+                    out.append({"turn": t.number, "seat": seat, "kind": "place", "text": text})
+                    changes(seat, t.number, t.changes)
             return out
         if isinstance(state, DuelState):
             seen: set[int] = set()
             for index, player in state.history:
                 turn = state.turns[index]
+                tile = describe_tile(turn.revealed.tile, turn.revealed.task)
                 if index not in seen:
                     seen.add(index)
                     for p in (0, 1):
                         if turn.set_aside[p]:
-                            text = f"{describe_tile(turn.revealed.tile, turn.revealed.task)} fits nowhere in "
-                            text += f"{self.name(p)}'s area: set aside"
-                            out.append({"turn": turn.number, "seat": p, "kind": "aside", "text": text})
+                            seat = self.order[p]
+                            text = f"{tile} fits nowhere in {self.name(seat)}'s area: set aside"
+                            out.append({"turn": turn.number, "seat": seat, "kind": "aside", "text": text})
                 placement = turn.placements[player]
                 assert placement is not None
-                tile = describe_tile(turn.revealed.tile, turn.revealed.task)
-                text = f"{self.name(player)} placed {tile} at {placement.at.q},{placement.at.r}"
-                out.append({"turn": turn.number, "seat": player, "kind": "place", "text": text})
-                changes(player, turn.number, turn.changes[player])
+                seat = self.order[player]
+                text = f"{self.name(seat)} placed {tile} at {placement.at.q},{placement.at.r}"
+                out.append({"turn": turn.number, "seat": seat, "kind": "place", "text": text})
+                changes(seat, turn.number, turn.changes[player])
             return out
         tiles = state.game.tileset.tiles
         placed = [0, 0]
         for number, (player, decision) in enumerate(state.history, 1):
+            seat = self.order[player]
             if isinstance(decision, Pick):
-                text = f"{self.name(player)} took {describe_tile(tiles[decision.tile_id])}"
-                out.append({"turn": number, "seat": player, "kind": "pick", "text": text})
+                text = f"{self.name(seat)} took {describe_tile(tiles[decision.tile_id])}"
+                out.append({"turn": number, "seat": seat, "kind": "pick", "text": text})
                 continue
             assert state.seats is not None
             turns = state.seats[player].turns
             done = [t for t in turns if t.placement is not None or t.set_aside]
             while placed[player] < len(done) and done[placed[player]].set_aside:
                 t = done[placed[player]]
-                text = f"{describe_tile(t.revealed.tile, t.revealed.task)} fits nowhere: set aside"
-                out.append({"turn": number, "seat": player, "kind": "aside", "text": text})
+                tile = describe_tile(t.revealed.tile, t.revealed.task)
+                text = f"{self.name(seat)}'s tile {tile} fits nowhere: set aside"
+                out.append({"turn": number, "seat": seat, "kind": "aside", "text": text})
                 placed[player] += 1
             t = done[placed[player]]
             placed[player] += 1
             assert t.placement is not None
             at = t.placement.at
             tile = describe_tile(t.revealed.tile, t.revealed.task)
-            text = f"{self.name(player)} placed {tile} at {at.q},{at.r}"
-            out.append({"turn": number, "seat": player, "kind": "place", "text": text})
-            changes(player, number, t.changes)
+            text = f"{self.name(seat)} placed {tile} at {at.q},{at.r}"
+            out.append({"turn": number, "seat": seat, "kind": "place", "text": text})
+            changes(seat, number, t.changes)
         return out
 
     # --- the placement preview ------------------------------------------------------------

@@ -1,25 +1,33 @@
 """Games kept in the shared SQLite database (:mod:`dorf.db`), under the ``server_`` tables.
 
-A game is stored as what determines it: mode, tile set, seed, its seats, and
-its decisions in order, each written in its own transaction before anyone
-hears of it.  On start the server replays every game from these rows (the
-engine replays exactly), so a restart resumes each game where it stood and a
-crash loses at most the move being made.
+A game is stored as what determines it: mode, tile set, seed, who starts,
+whether it is a practice game, its seats, and its decisions in order, each
+written in its own transaction before anyone hears of it.  The server reads a
+game when someone asks for it and replays it (the engine replays exactly), so
+a restart resumes each game where it stood and a crash loses at most the move
+being made.  A finished game never changes: a decision for it, or taking one
+back, is refused here too.
 
-Seat tokens and invitation codes are stored as SHA-256 hashes only.
+Seat tokens and invitation codes are stored as SHA-256 hashes only.  A game
+whose rows cannot be read (a decision that is not JSON, a damaged page of the
+file) raises :class:`DamagedGame` with the reason, for that game alone.
+
+A :class:`Storage` belongs to the thread that made it (the server's database
+thread).
 
 >>> store = Storage(":memory:")
 >>> store.create_game(StoredGame("g1", "coop", "base", 7, False, "2026-01-01T00:00:00+00:00", False,
 ...     [StoredSeat(0, "here", "Ann", None, "h", None)], []))
 >>> store.add_decision("g1", 1, 0, {"at": [0, 0], "rot": 0}, finished=False)
->>> [g.decisions for g in store.load_games()]
-[[{'at': [0, 0], 'rot': 0}]]
+>>> store.load_game("g1").decisions
+[{'at': [0, 0], 'rot': 0}]
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,7 +67,19 @@ SCHEMA: tuple[str, ...] = (
     );
     CREATE INDEX server_game_by_finished ON server_game (finished, updated)
     """,
+    """
+    ALTER TABLE server_game ADD COLUMN practice INTEGER NOT NULL DEFAULT 0 CHECK (practice IN (0, 1));
+    ALTER TABLE server_game ADD COLUMN first INTEGER NOT NULL DEFAULT 1 CHECK (first >= 1)
+    """,
 )
+
+
+class DamagedGame(ValueError):
+    """A stored game that cannot be read; the message is one line."""
+
+
+class GameOver(sqlite3.IntegrityError):
+    """A change to a finished game, refused: a finished game never changes."""
 
 
 def now() -> str:
@@ -90,11 +110,14 @@ class StoredGame:
     mode: str
     tileset: str
     seed: int
-    undo: bool
+    #: A practice game (undo allowed; never in a campaign).
+    practice: bool
     created: str
     finished: bool
     seats: list[StoredSeat]
     decisions: list[dict[str, Any]]
+    #: Who starts, counted from 1 in seat order.
+    first: int = 1
 
 
 class Storage:
@@ -113,9 +136,19 @@ class Storage:
     def create_game(self, game: StoredGame) -> None:
         with transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO server_game (id, mode, tileset, seed, undo, created, updated)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game.id, game.mode, game.tileset, game.seed, int(game.undo), game.created, game.created),
+                "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.id,
+                    game.mode,
+                    game.tileset,
+                    game.seed,
+                    int(game.practice),
+                    int(game.practice),
+                    game.first,
+                    game.created,
+                    game.created,
+                ),
             )
             self.conn.executemany(
                 "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash)"
@@ -132,6 +165,7 @@ class Storage:
         """Write decision ``number`` (1-based) of a game: all or nothing."""
         stamp = now()
         with transaction(self.conn):
+            self._unfinished(game_id)
             self.conn.execute(
                 "INSERT INTO server_decision (game_id, number, seat, decision, made) VALUES (?, ?, ?, ?, ?)",
                 (game_id, number, seat, json.dumps(decision, separators=(",", ":")), stamp),
@@ -144,6 +178,7 @@ class Storage:
     def truncate(self, game_id: str, keep: int) -> None:
         """Drop every decision after the first ``keep`` (an undo)."""
         with transaction(self.conn):
+            self._unfinished(game_id)
             self.conn.execute("DELETE FROM server_decision WHERE game_id = ? AND number > ?", (game_id, keep))
             self.conn.execute(
                 "UPDATE server_game SET updated = ?, finished = 0 WHERE id = ?", (now(), game_id)
@@ -158,20 +193,52 @@ class Storage:
                 (name, token_hash, game_id, seat),
             )
 
-    def load_games(self) -> list[StoredGame]:
-        """Every stored game with its seats and decisions."""
-        games: dict[str, StoredGame] = {}
-        for gid, mode, tileset, seed, undo, created, finished in self.conn.execute(
-            "SELECT id, mode, tileset, seed, undo, created, finished FROM server_game ORDER BY created, id"
-        ):
-            games[gid] = StoredGame(gid, mode, tileset, seed, bool(undo), created, bool(finished), [], [])
-        for gid, seat, kind, name, player, token_hash, invite_hash in self.conn.execute(
-            "SELECT game_id, seat, kind, name, player, token_hash, invite_hash FROM server_seat"
-            " ORDER BY game_id, seat"
-        ):
-            games[gid].seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
-        for gid, text in self.conn.execute(
-            "SELECT game_id, decision FROM server_decision ORDER BY game_id, number"
-        ):
-            games[gid].decisions.append(json.loads(text))
-        return list(games.values())
+    def _unfinished(self, game_id: str) -> None:
+        row = self.conn.execute("SELECT finished FROM server_game WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise sqlite3.IntegrityError(f"there is no game {game_id}")
+        if row[0]:
+            raise GameOver(f"game {game_id} is over: a finished game never changes")
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        """One stored game with its seats and decisions; None if there is none.  Raises
+        :class:`DamagedGame` if its rows cannot be read, sqlite3.OperationalError if the
+        file cannot be read now (locked, gone)."""
+        try:
+            row = self.conn.execute(
+                "SELECT id, mode, tileset, seed, practice, created, finished, first FROM server_game"
+                " WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            gid, mode, tileset, seed, practice, created, finished, first = row
+            game = StoredGame(
+                gid, mode, tileset, seed, bool(practice), created, bool(finished), [], [], first
+            )
+            for seat, kind, name, player, token_hash, invite_hash in self.conn.execute(
+                "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"
+                " WHERE game_id = ? ORDER BY seat",
+                (game_id,),
+            ):
+                game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
+            rows = self.conn.execute(
+                "SELECT number, decision FROM server_decision WHERE game_id = ? ORDER BY number", (game_id,)
+            ).fetchall()
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise DamagedGame(f"its rows in the database file are damaged ({exc})") from None
+        if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
+            raise DamagedGame("its seats are missing or out of order")
+        for expected, (number, text) in enumerate(rows, 1):
+            if number != expected:
+                raise DamagedGame(f"decision {expected} is missing")
+            try:
+                decision = json.loads(text)
+            except (TypeError, ValueError, RecursionError):
+                raise DamagedGame(f"decision {number} is not JSON") from None
+            if not isinstance(decision, dict):
+                raise DamagedGame(f"decision {number} is not a JSON object")
+            game.decisions.append(decision)
+        return game

@@ -28,9 +28,9 @@ from dorf.rules.scoring import (
     HeadToHeadScorePad,
     ScorePad,
 )
-from dorf.rules.tasks import CONNECTION, OPEN, Task, TaskSpec
+from dorf.rules.tasks import CONNECTION, DOUBLE, OPEN, Task, TaskSpec
 from dorf.rules.terrain import TERRAIN_NAMES
-from dorf.rules.tiles import Tile, canonical_rotation, distinct_rotations
+from dorf.rules.tiles import Tile, areas, canonical_rotation, distinct_rotations
 
 Json = dict[str, Any]
 Pad = ScorePad | DuelScorePad | HeadToHeadScorePad
@@ -72,6 +72,18 @@ def task_json(area: PlayArea, task: Task, index: int) -> Json:
     return out
 
 
+def areas_json(edges: str) -> list[list[Any]]:
+    """The engine's areas of a tile, for drawing: ``[letter, [directions]]`` per area.
+
+    Every area is drawn as one region (or one river, one track), joined across
+    the tile however far apart its edges are.
+
+    >>> areas_json("FMFRRM")
+    [['F', [0, 2]], ['R', [3, 4]]]
+    """
+    return [[letter, list(edges)] for letter, edges in areas(edges)]
+
+
 def tile_json(tile: PlacedTile, number: int, task_index: int | None) -> Json:
     out: Json = {
         "n": number,
@@ -79,6 +91,7 @@ def tile_json(tile: PlacedTile, number: int, task_index: int | None) -> Json:
         "edges": tile.edges,
         "face": tile.face,
         "rot": tile.rot,
+        "areas": areas_json(tile.edges),
     }
     if tile.flag:
         out["flag"] = tile.flag
@@ -96,15 +109,16 @@ def area_json(area: PlayArea) -> Json:
     ]
     flags = []
     for tile, group in area.flags():
-        flags.append(
-            {
-                "at": hex_json(tile.at),
-                "letter": tile.flag,
-                "size": group.size,
-                "closed": group.closed,
-                "open_edges": group.open_edges,
-            }
-        )
+        flag: Json = {
+            "at": hex_json(tile.at),
+            "letter": tile.flag,
+            "size": group.size,
+            "closed": group.closed,
+            "open_edges": group.open_edges,
+        }
+        if group.closed:
+            flag["cells"] = [hex_json(cell) for cell in group.cells]
+        flags.append(flag)
     return {
         "tiles": tiles,
         "tasks": [task_json(area, task, i) for i, task in enumerate(area.tasks)],
@@ -118,8 +132,8 @@ def area_json(area: PlayArea) -> Json:
 
 
 def face_json(tile: Tile) -> Json:
-    """A tile of the set as the draft and the revealed-tile card draw it."""
-    out: Json = {"face": tile.face, "kind": tile.kind}
+    """A tile of the set as the draft and the revealed-tile card draw it (areas unturned)."""
+    out: Json = {"face": tile.face, "kind": tile.kind, "areas": areas_json(tile.face)}
     if tile.flag:
         out["flag"] = tile.flag
     if tile.task:
@@ -151,27 +165,58 @@ def _row(label: str, value: int, kind: str = "") -> list[Any]:
     return [label, value, kind]
 
 
+#: The task fields in the order the rulebooks' pads list them (the cooperative pad's B1 to B5).
+PAD_TASK_ORDER = ("forest", "grain", "village", "track", "river", CONNECTION, DOUBLE)
+#: The flags by the colour the pads name them: green forest, yellow grain, red village.
+FLAG_WORDS = {"forest": "Green", "grain": "Yellow", "village": "Red"}
+
+
+def _task_rows(pad: Pad, types: tuple[str, ...], fields: tuple[str, ...] = ()) -> list[list[Any]]:
+    ordered = [name for name in PAD_TASK_ORDER if name in types]
+    marks = [f" ({field})" for field in fields] or [""] * len(ordered)
+    return [
+        _row(f"{name.capitalize()} tasks{mark}", pad.tasks[name])
+        for name, mark in zip(ordered, marks, strict=True)
+    ]
+
+
 def pad_rows(pad: Pad) -> list[list[Any]]:
-    """The score pad as rows ``[label, value, kind]``; kind is ``sum`` for subtotals, ``total``."""
-    rows: list[list[Any]] = []
+    """The score pad as rows ``[label, value, kind]`` in the rulebook's words; kind is ``sum`` for
+    a subtotal, ``total`` for the result.
+
+    >>> from dorf.rules.area import PlayArea
+    >>> from dorf.rules.scoring import score_coop
+    >>> [row[0] for row in pad_rows(score_coop(PlayArea()))][5:7]
+    ['Completed tasks (S1)', 'Green flags (C1)']
+    """
     if isinstance(pad, HeadToHeadScorePad):
-        rows += [_row(f"{name} tasks", pad.tasks[name]) for name in HEAD_TO_HEAD_TASK_TYPES]
-        rows.append(_row("longest river", pad.longest_river))
-        rows.append(_row("multicoloured flags", pad.flags))
-        rows.append(_row(f"mountains {pad.mountains} + lakes {pad.lakes}", pad.mountains_lakes))
-        rows.append(_row("total", pad.total, "total"))
+        rows = _task_rows(pad, HEAD_TO_HEAD_TASK_TYPES)
+        rows.append(_row("Longest river", pad.longest_river))
+        rows.append(_row("Multicoloured flags", pad.flags))
+        rows.append(_row("Mountains/lakes", pad.mountains_lakes))
+        rows.append(_row("Result", pad.total, "total"))
         return rows
-    types = TASK_TYPES if isinstance(pad, ScorePad) else DUEL_TASK_TYPES
-    rows += [_row(f"{name} tasks", pad.tasks[name]) for name in types]
+    flags = [(FLAG_WORDS[name], pad.flags[name]) for name in FLAG_COLOURS.values()]
     if isinstance(pad, ScorePad):
-        rows.append(_row("S1 tasks", pad.s1, "sum"))
-    rows += [_row(f"{name} flags", pad.flags[name]) for name in FLAG_COLOURS.values()]
-    rows.append(_row("longest track", pad.longest_track))
-    rows.append(_row("longest river", pad.longest_river))
-    if isinstance(pad, ScorePad):
-        rows.append(_row("S2 flags and longest", pad.s2, "sum"))
-        rows.append(_row("S3 unlocked", pad.s3, "sum"))
-    rows.append(_row("total", pad.total, "total"))
+        rows = _task_rows(pad, TASK_TYPES, ("B1", "B2", "B3", "B4", "B5"))
+        rows.append(_row("Completed tasks (S1)", pad.s1, "sum"))
+        rows += [_row(f"{colour} flags (C{i})", points) for i, (colour, points) in enumerate(flags, 1)]
+        rows.append(_row("Longest track (D1)", pad.longest_track))
+        rows.append(_row("Longest river (D2)", pad.longest_river))
+        rows.append(_row("Flags, longest track and longest river (S2)", pad.s2, "sum"))
+        rows.append(_row("Unlocked components (S3)", pad.s3, "sum"))
+        rows.append(_row("Grand total (H)", pad.total, "total"))
+        return rows
+    rows = _task_rows(pad, DUEL_TASK_TYPES)
+    rows.append(_row("Subtotal: tasks", pad.s1, "sum"))
+    rows += [
+        _row(f"{colour} flags ({field})", points)
+        for (colour, points), field in zip(flags, "ABC", strict=True)
+    ]
+    rows.append(_row("Longest track (D)", pad.longest_track))
+    rows.append(_row("Longest river (E)", pad.longest_river))
+    rows.append(_row("Subtotal F: flags, track and river", pad.s2, "sum"))
+    rows.append(_row("Result", pad.total, "total"))
     return rows
 
 

@@ -1,8 +1,10 @@
 """The Duel at the terminal: one revealed tile, placed by each player in their own area.
 
-Each turn the tile is revealed once; player 1 places it, then player 2 (or
-whoever is still to place it: a tile that fits nowhere in one area is set
-aside for that player only, and announced).  Both areas are shown, each
+Each turn the tile is revealed once; the player who starts places it, then
+the other (or whoever is still to place it: a tile that fits nowhere in one
+area is set aside for that player only, and announced).  The second to place
+sees the first's area as it was before the turn; both placements are
+reported once both are made.  Both areas are shown, each
 player's active tasks (connection tasks count neighbouring tiles, double
 tasks show both territories) and the score so far.  The end shows both score
 pads and the winner, or a shared win for equal totals.
@@ -14,7 +16,7 @@ from dorf.games.duel import DuelState, DuelTurn
 from dorf.games.headtohead import Pick
 from dorf.games.seat import Revealed
 from dorf.rules.area import Placement, PlayArea
-from dorf.rules.scoring import score_duel
+from dorf.rules.scoring import DuelScorePad, score_duel
 from dorf.terminal.screen import changes_text, short_tile_text, tile_text
 from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
 
@@ -101,8 +103,11 @@ class DuelSession(TwoPlayerSession[DuelState]):
             *self.tile_lines(player),
         ]
 
+    def scorer(self, area: PlayArea) -> DuelScorePad:
+        return score_duel(area)
+
     def score_text(self, player: int) -> str:
-        pad = score_duel(self.area(player))
+        pad = score_duel(self.shown(player))
         return (
             f"Score now {pad.total}: tasks {sum(pad.tasks.values())}, flags {sum(pad.flags.values())}, "
             f"longest track {pad.longest_track}, longest river {pad.longest_river}"

@@ -4,10 +4,12 @@
   first, then the task tiles by type and value; under it, what each player
   has taken.  ``pick N`` (or just ``N``) takes tile N; ``look N`` draws it.
   Player 2 picks second and receives the last open tile.
-- **Laying**: players place one tile a round, player 1 first.  Each screen
-  shows both areas, the tile to place in each rotation, both players' active
-  tasks, scores so far and stacks; a player whose game is over waits while
-  the other plays on.
+- **Laying**: players place one tile a round, the one who started the draft
+  first.  Each screen shows both areas, the tile to place in each rotation,
+  both players' active tasks, scores so far and stacks; a player whose game is
+  over waits while the other plays on.  The second to place in a round sees
+  the other's area, stacks and tile as they were before the other's placement
+  of the round, which is reported once both have placed.
 - **The end**: both score pads; for equal totals the tie-breakers, one by one,
   until one decides, else a shared victory.
 """
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from dorf.games.headtohead import DRAFT, HeadToHeadState, Pick
 from dorf.games.seat import Revealed
 from dorf.rules.area import Placement, PlayArea
-from dorf.rules.scoring import HEAD_TO_HEAD_TASK_TYPES, score_head_to_head
+from dorf.rules.scoring import HEAD_TO_HEAD_TASK_TYPES, HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, distinct_rotations
 from dorf.terminal.render import face_text, render_rotations
@@ -258,26 +260,25 @@ class HeadToHeadSession(TwoPlayerSession[HeadToHeadState]):
         elif other in state.to_move():
             note = f"; places after {self.name(player)}"
         else:
-            note = "; has placed this round"
+            note = "; has placed this round (shown once you have placed yours)"
         revealed = state.revealed(player)
         assert revealed is not None
+        other_lines = self.block(other, note, player)
         upcoming = state.revealed(other)
-        other_lines = self.block(other, note)
-        if upcoming is not None:
+        if upcoming is not None and other not in state.pending():
             other_lines.append(f"  Tile to place next: {tile_text(upcoming)}")
         return [
             self.console.title(f"Head to Head, {self.name(player)}'s turn {self.turn_of(player)}"),
             *other_lines,
-            *self.block(player, ""),
+            *self.block(player, "", player),
             f"Tile to place: {tile_text(revealed)}",
             *self.tile_lines(player),
         ]
 
-    def block(self, player: int, note: str) -> list[str]:
-        seats = self.state.seats
-        assert seats is not None
-        seat = seats[player]
-        stacks = f", {seat.task_tiles_left()} task and {seat.landscapes_left()} landscape tiles left{note}"
+    def block(self, player: int, note: str, viewer: int) -> list[str]:
+        """A player's tiles, score, tasks and flags as ``viewer`` may see them."""
+        tasks, landscapes = self.state.view(viewer).stacks_left[player]
+        stacks = f", {tasks} task and {landscapes} landscape tiles left{note}"
         return self.player_lines(player, stacks)
 
     def draft_screen(self, player: int) -> list[str]:
@@ -336,8 +337,11 @@ class HeadToHeadSession(TwoPlayerSession[HeadToHeadState]):
             out.append(f"  counting the 2 flag tiles: {features}")
         return out
 
+    def scorer(self, area: PlayArea) -> HeadToHeadScorePad:
+        return score_head_to_head(area)
+
     def score_text(self, player: int) -> str:
-        pad = score_head_to_head(self.area(player))
+        pad = score_head_to_head(self.shown(player))
         return (
             f"Score now {pad.total}: tasks {sum(pad.tasks.values())}, longest river {pad.longest_river}, "
             f"flags {pad.flags}, mountains and lakes {pad.mountains}+{pad.lakes} ({pad.mountains_lakes})"

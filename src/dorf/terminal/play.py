@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dorf.formats.notation import FORMAT as BOARD_FORMAT
 from dorf.formats.record import RecordError, apply_decision, load_record, start_of
 from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
@@ -64,7 +65,7 @@ Commands:
   rotations     draw the tile in each rotation, with the number of cells where it fits
   map           draw the map and the turn again
   hint          what the search player would play here, and what each choice is worth
-  undo          take back the last placement
+  undo          practice games (dorf play --practice): take back the last placement
   save FILE     write the game record (dorf-record/1) to FILE
   help          this text
   quit          leave the game (saved with --save, if given)"""
@@ -119,6 +120,8 @@ class Session:
     save_path: str | None = None
     announced: int = 0
     show_legend: bool = True
+    #: A practice game: undo allowed (a laid tile stays otherwise).
+    practice: bool = False
 
     @property
     def name(self) -> str:
@@ -239,6 +242,12 @@ class Session:
         return False
 
     def cmd_undo(self, rest: str) -> bool:
+        if not self.practice:
+            self.console.say(
+                "a laid tile stays (the next tile has been seen): undo is only for practice games, "
+                "dorf play --practice"
+            )
+            return False
         try:
             turn = self.state.undo()
         except IndexError:
@@ -255,7 +264,8 @@ class Session:
         return False
 
     def save(self, path: str) -> bool:
-        return save_game(self.console, self.state, path, self.names, f"turn {self.state.turn}")
+        where = f"turn {self.state.turn}"
+        return save_game(self.console, self.state, path, self.names, where, practice=self.practice)
 
 
 COMMANDS: dict[str, Callable[[Session, str], bool]] = {
@@ -384,19 +394,31 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
                     raise UsageError(f"--opponent: {exc}") from None
             names = two_player_names(mode, opponent, args.players, args.names)
         check_save_path(args.save)
+        first: int = getattr(args, "first", 1)
+        if first > len(names):
+            raise UsageError(f"--first {first}: there are {len(names)} players")
     except UsageError as exc:
         console.warn(f"dorf play: {exc}")
         return 2
+    practice = bool(getattr(args, "practice", False))
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    starting = names[first - 1 :] + names[: first - 1]  # the engine counts players from who starts
     if mode != "coop":
         assert opponent is not None
-        return play_two_player(mode, seed, names, opponent, console, args.save)
+        return play_two_player(
+            mode, seed, names, opponent, console, args.save, first=first, practice=practice
+        )
     state = CoopGame(seed=seed, players=len(names)).new_state()
-    who = "solo" if len(names) == 1 else f"{len(names)} players: {', '.join(names)}"
+    who = "solo" if len(names) == 1 else f"{len(names)} players: {', '.join(starting)}, {starting[0]} first"
     console.say(f"Dorfromantik, the cooperative board game ({who}).")
-    console.say(f"Seed {seed}: play this very game again with  dorf play --seed {seed}")
+    again = f"dorf play --seed {seed}" + (" --practice" if practice else "")
+    console.say(f"Seed {seed}: play this very game again with  {again}")
+    if practice:
+        console.say(
+            "A practice game: undo takes back a placement; the record says so, and no campaign takes it."
+        )
     console.say("Type help for the commands.")
-    session = Session(state, names, console, args.save)
+    session = Session(state, starting, console, args.save, practice=practice)
     session.announce()
     return run_session(session)
 
@@ -412,19 +434,30 @@ def computer_style(spec: str) -> str:
 
 
 def play_two_player(
-    mode: str, seed: int, names: list[str], opponent: str, console: Console, save_path: str | None
+    mode: str,
+    seed: int,
+    names: list[str],
+    opponent: str,
+    console: Console,
+    save_path: str | None,
+    *,
+    first: int = 1,
+    practice: bool = False,
 ) -> int:
-    """Greet, set up and run a Duel or a Head to Head game."""
+    """Greet, set up and run a Duel or a Head to Head game (``names``: you, then the other)."""
     computer = make_player(opponent, seed) if opponent != "human" else None
+    starting = names if first == 1 else [names[1], names[0]]  # the engine's player 1 starts
+    options: dict[str, Any] = {
+        "computer": computer,
+        "computer_player": 1 if first == 1 else 0,
+        "save_path": save_path,
+        "practice": practice,
+    }
     session: TwoPlayerSession[Any]
     if mode == "duel":
-        session = DuelSession(
-            DuelGame(seed=seed).new_state(), names, console, computer=computer, save_path=save_path
-        )
+        session = DuelSession(DuelGame(seed=seed).new_state(), starting, console, **options)
     else:
-        session = HeadToHeadSession(
-            HeadToHeadGame(seed=seed).new_state(), names, console, computer=computer, save_path=save_path
-        )
+        session = HeadToHeadSession(HeadToHeadGame(seed=seed).new_state(), starting, console, **options)
     if computer is None:
         how = f"{names[0]} against {names[1]} at one terminal"
     elif names[1] == COMPUTER:
@@ -433,13 +466,21 @@ def play_two_player(
         how = f"{names[0]} against {names[1]}, played by the computer, which {computer_style(opponent)}"
     console.say(f"{TITLES[mode]} ({how}).")
     again = f"dorf play --mode {mode} --seed {seed}" + (f" --opponent {opponent}" if computer else "")
+    again += (f" --first {first}" if first != 1 else "") + (" --practice" if practice else "")
     console.say(f"Seed {seed}: play this very game again with  {again}")
     if mode == "head-to-head":
         console.say(
-            f"First the draft: take turns to pick tiles from the open pool, {names[0]} first; "
-            f"{names[1]} also gets the last one."
+            f"First the draft: take turns to pick tiles from the open pool, {starting[0]} first; "
+            f"{starting[1]} also gets the last one."
         )
-    undo = "undo takes back your last move" if computer else "there is no undo between two players"
+    elif first != 1:
+        console.say(f"{starting[0]} places each tile first.")
+    if not practice:
+        undo = "a laid tile stays: undo only in practice games, dorf play --practice"
+    elif computer:
+        undo = "a practice game: undo takes back your last move"
+    else:
+        undo = "there is no undo between two players"
     console.say(f"Type help for the commands ({undo}).")
     return session.run()
 
@@ -519,6 +560,8 @@ def replay_main(args: argparse.Namespace, console: Console | None = None) -> int
     console = console or Console.standard(getattr(args, "no_color", False))
     try:
         record = load_record(args.file)
+        if record.get("format") == BOARD_FORMAT:
+            raise RecordError(f"{args.file} is a {BOARD_FORMAT} file (a board); use dorf score {args.file}")
         state = start_of(record)
         names = [str(name) for name in record["players"]]
         step = bool(args.step)

@@ -344,13 +344,15 @@ def hint_lines(view: View, seed: int) -> list[str]:
     return out
 
 
-def save_game(console: Console, state: GameState, path: str, names: list[str], where: str) -> bool:
+def save_game(
+    console: Console, state: GameState, path: str, names: list[str], where: str, *, practice: bool = False
+) -> bool:
     """Write the game record to ``path``; one line either way. Returns whether it was written."""
     if not path:
         console.say("save needs a file name: save FILE")
         return False
     try:
-        save_record(state, path, names)
+        save_record(state, path, names, practice=practice)
     except OSError as exc:
         console.say(f"cannot save to {path}: {exc.strerror or exc}")
         return False

@@ -1,13 +1,21 @@
 """What the two-player modes share at the terminal: turns, commands, the end, replays.
 
-Two people share one terminal (hot-seat), or one person plays player 1
-against the computer, which plays player 2 and decides at once.  Whoever may
-decide next (``to_move()``; player 1 first when both may) gets the screen and
-the prompt.  Both play areas are shown, side by side when they fit.
+Two people share one terminal (hot-seat), or one person plays against the
+computer, which decides at once.  Whoever may decide next (``to_move()``; the
+player who starts first when both may) gets the screen and the prompt.  Both
+play areas are shown, side by side when they fit.
 
-``undo`` is offered only against the computer: it takes back your last
-decision and the computer's replies after it.  Between two people at one
-terminal the other player has already seen the move, so it is refused.
+The rules have both players place at the same time; at one terminal they take
+turns, so a placement is kept from the other player until they have placed
+too: their screen shows the other's area as it was before (the view of
+:meth:`~dorf.games.duel.DuelState.view`), and the report of the placement
+waits until both have placed.  Against the computer, the computer's placement
+is kept from you the same way; yours is shown at once.
+
+``undo`` is offered only in a practice game (``dorf play --practice``) against
+the computer: it takes back your last decision and the computer's replies
+after it.  Between two people at one terminal the other player has already
+seen the move, so it is refused.
 
 :mod:`dorf.terminal.duel` and :mod:`dorf.terminal.head_to_head` fill in what
 differs: the screen, the prompt, what a typed number means and how a decision
@@ -52,7 +60,7 @@ COMMON_HELP = """\
   map           draw the screen again
   score         both score pads as they would stand if the game ended now
   hint          what the search player would do here, and what each choice is worth
-  undo          against the computer: take back your last decision and its replies
+  undo          practice games against the computer: take back your last decision and its replies
   save FILE     write the game record (dorf-record/1) to FILE
   help          this text
   quit          leave the game (saved with --save, if given)"""
@@ -99,14 +107,23 @@ class TwoPlayerSession(ABC, Generic[S]):
         console: Console,
         *,
         computer: Player | None = None,
+        computer_player: int = 1,
         save_path: str | None = None,
+        practice: bool = False,
     ) -> None:
         self.state: S = state
         self.names = names
         self.console = console
         self.computer = computer
+        #: The player the computer plays (0 when it starts).
+        self.computer_player = computer_player
         self.save_path = save_path
+        self.practice = practice
         self.show_legend = True
+        #: Whose screen is drawn (None: the end, everything shown).
+        self.viewer: int | None = None
+        #: Reports of placements the other player may not see yet.
+        self.held: list[str] = []
 
     # --- what the mode fills in --------------------------------------------------------
 
@@ -159,7 +176,26 @@ class TwoPlayerSession(ABC, Generic[S]):
         """The end: who won, and how."""
 
     def pads(self) -> tuple[Pad, Pad]:
-        return self.state.scores()
+        if self.viewer is None or not self.state.pending():
+            return self.state.scores()
+        return (self.scorer(self.shown(0)), self.scorer(self.shown(1)))
+
+    @abstractmethod
+    def scorer(self, area: PlayArea) -> Pad:
+        """The mode's score pad of an area."""
+
+    def shown(self, player: int) -> PlayArea:
+        """``player``'s area as the one at the keyboard may see it: as it was before a
+        placement they may not see yet."""
+        viewer = self.viewer
+        if viewer is not None and player != viewer and player in self.state.pending():
+            return self.state.view(viewer).areas[player]
+        return self.area(player)
+
+    def hidden_from_screen(self, player: int) -> bool:
+        """Whether ``player``'s last decision must not be shown yet: the other still has to
+        place, and the screen is shared (two people) or the decision is the computer's."""
+        return player in self.state.pending() and (self.computer is None or player == self.computer_player)
 
     def unfinished_lines(self) -> list[str]:
         """How an unfinished game stands: both score pads as if it ended now."""
@@ -178,7 +214,7 @@ class TwoPlayerSession(ABC, Generic[S]):
         """Both areas in player order; ``player``'s labelled with where the tile fits."""
         maps: list[tuple[str, PlayArea, list[Placement] | None]] = []
         for p in (0, 1):
-            area = self.area(p)
+            area = self.shown(p)
             if p == player:
                 title = f"{self.name(p)}'s area: where the tile fits"
                 maps.append((title, area, self.placements(p)))
@@ -188,7 +224,7 @@ class TwoPlayerSession(ABC, Generic[S]):
 
     def player_lines(self, player: int, note: str = "") -> list[str]:
         """A player's score so far, active tasks and flags."""
-        land = self.area(player)
+        land = self.shown(player)
         head = f"{self.name(player)}: {plural(len(land), 'tile')} placed{note}"
         return [head, f"  {self.score_text(player)}", *task_lines(land, "  "), *flag_lines(land, "  ")]
 
@@ -196,6 +232,7 @@ class TwoPlayerSession(ABC, Generic[S]):
         return rotation_lines(self.revealed(player), self.placements(player), self.console)
 
     def show(self, player: int) -> None:
+        self.viewer = player
         console = self.console
         console.say()
         drawn = self.maps(player)
@@ -220,7 +257,15 @@ class TwoPlayerSession(ABC, Generic[S]):
         except (IllegalPlacement, IllegalDecision) as exc:  # why_illegal said yes; keep the promise anyway
             self.console.say(refusal(decision, str(exc)))
             return False
-        self.console.lines(self.report(mark, player))
+        lines = self.report(mark, player)
+        if self.hidden_from_screen(player):
+            self.held += lines  # told once the other has placed too
+            self.console.say(f"{self.name(player)} has placed; {self.name(1 - player)} places now.")
+        elif player in self.state.pending():
+            self.console.lines(lines)
+        else:
+            self.console.lines([*self.held, *lines])
+            self.held = []
         return True
 
     def place(self, text: str, player: int) -> bool:
@@ -290,11 +335,14 @@ class TwoPlayerSession(ABC, Generic[S]):
         return False
 
     def cmd_undo(self, rest: str, player: int) -> bool:
+        if not self.practice:
+            self.console.say("a laid tile stays: undo is only for practice games (dorf play --practice)")
+            return False
         if self.computer is None:
             self.console.say("undo is not offered when two people play: the other player has seen the move")
             return False
         taken: list[tuple[int, Decision]] = []
-        while not taken or taken[-1][0] != 0:
+        while not taken or taken[-1][0] != player:
             try:
                 taken.append(self.state.undo())
             except IndexError:
@@ -302,7 +350,8 @@ class TwoPlayerSession(ABC, Generic[S]):
         if not taken:
             self.console.say("nothing to undo")
             return False
-        yours = [decision for p, decision in taken if p == 0]
+        self.held = []
+        yours = [decision for p, decision in taken if p == player]
         replies = len(taken) - len(yours)
         what = f"your {decision_text(yours[0])}" if yours else "the computer's decisions"
         also = (
@@ -318,7 +367,7 @@ class TwoPlayerSession(ABC, Generic[S]):
         return False
 
     def save(self, path: str) -> bool:
-        return save_game(self.console, self.state, path, self.names, self.where())
+        return save_game(self.console, self.state, path, self.names, self.where(), practice=self.practice)
 
     # --- the game ------------------------------------------------------------------------
 
@@ -328,8 +377,8 @@ class TwoPlayerSession(ABC, Generic[S]):
         redraw = True
         while not self.state.is_over:
             player = self.state.to_move()[0]
-            if self.computer is not None and player == 1:
-                self.decide(self.computer.choose(self.state.view(1)), 1)
+            if self.computer is not None and player == self.computer_player:
+                self.decide(self.computer.choose(self.state.view(player)), player)
                 redraw = True
                 continue
             if redraw:
@@ -352,6 +401,7 @@ class TwoPlayerSession(ABC, Generic[S]):
 
     def end_lines(self) -> list[str]:
         """Both final areas, both score pads and the result."""
+        self.viewer = None
         return [
             "",
             *self.maps(None),

@@ -1,42 +1,82 @@
 // The play area as an SVG board: tiles, legal cells, a ghost of the tile being placed,
-// highlighted territories; pan (drag, arrow keys), zoom (buttons, +/-, ctrl + wheel, pinch).
-import { S, center, hexPoints, pixelToHex, tileSVG, TERRAIN } from "./hex.js";
+// highlighted territories, task markers and flags that stay readable at every zoom; pan (drag,
+// one finger, arrow keys), zoom (buttons, +/-, ctrl + wheel, two fingers).
+import { S, center, hexPoints, pixelToHex, tilePasses, taskMarker, taskWords, flagGlyph, flagAnchor, edgeLetters, TERRAIN } from "./hex.js";
 
 const NS = "http://www.w3.org/2000/svg";
-/** Screen pixels kept free at each edge: the banner above, the tools right, the legend below. */
-const PAD = { left: 24, right: 60, top: 52, bottom: 40 };
+/** Below this zoom, task markers collapse to coloured dots with their value. */
+const COMPACT = 0.42;
+/** A tap moves less than this many pixels (a finger wobbles more than a mouse). */
+const SLOP = { mouse: 5, pen: 6, touch: 10 };
+
+export function reducedMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
+
+function at(x, y) {
+  return `translate(${x.toFixed(1)} ${y.toFixed(1)})`;
+}
 
 export class Board {
   constructor(container, handlers = {}) {
     this.handlers = handlers;
+    this.container = container;
     this.svg = document.createElementNS(NS, "svg");
     this.svg.setAttribute("class", "board");
     this.svg.setAttribute("role", "application");
-    this.svg.setAttribute("aria-label", "play area");
+    this.svg.setAttribute("aria-label", handlers.label || "play area");
     this.world = document.createElementNS(NS, "g");
     this.layers = {};
-    for (const name of ["tiles", "highlight", "legal", "ghost", "marks"]) {
+    for (const name of ["under", "ground", "grid", "lines", "peaks", "highlight", "legal", "last", "ghost", "marks", "fx"]) {
       const g = document.createElementNS(NS, "g");
       g.setAttribute("class", name);
       this.world.appendChild(g);
       this.layers[name] = g;
     }
     this.svg.appendChild(this.world);
-    container.appendChild(this.svg);
+    this.banner = document.createElement("div");
+    this.banner.className = "banner hidden";
+    this.banner.setAttribute("aria-live", "polite");
+    this.tip = document.createElement("div");
+    this.tip.className = "board-tip hidden";
+    this.tip.setAttribute("role", "tooltip");
+    container.append(this.svg, this.banner, this.tip);
     this.view = { x: 0, y: 0, k: 1 };
     this.fitted = false;
     this.cells = [];
     this.legal = new Map();
+    this.info = new Map();
+    this.drawnKey = null;
     this.lastHover = null;
+    this.marks = [];
     this._pointers = new Map();
     this._bind();
-    new ResizeObserver(() => { if (!this.fitted) this.fit(); else this._apply(); }).observe(this.svg);
+    // The board's size, kept from the resize observer: reading it from the layout on every redraw
+    // would force the browser to lay the page out again each time.
+    this.size = { w: 0, h: 0 };
+    new ResizeObserver(([entry]) => {
+      this.size = { w: entry.contentRect.width, h: entry.contentRect.height };
+      if (!this.fitted) this.fit();
+      else this._apply();
+    }).observe(this.svg);
   }
 
   _apply() {
     const { x, y, k } = this.view;
-    const w = this.svg.clientWidth, h = this.svg.clientHeight;
+    const { w, h } = this.size;
     this.world.setAttribute("transform", `translate(${w / 2 + x} ${h / 2 + y}) scale(${k})`);
+    if (k !== this._markK) this._scaleMarks();
+  }
+
+  /** Task markers and flags keep a readable size on screen however far the board is zoomed out. */
+  _scaleMarks() {
+    const k = this.view.k;
+    this._markK = k;
+    const compact = k < COMPACT;
+    this.svg.classList.toggle("compact", compact);
+    const task = compact ? 1 / k : Math.max(1, 0.8 / k);
+    const flag = Math.max(1, 0.62 / k);
+    for (const m of this.marks) m.node.setAttribute("transform", `${at(m.x, m.y)} scale(${((m.flag ? flag : task) * m.base).toFixed(3)})`);
   }
 
   /** Board coordinates of a client point. */
@@ -51,15 +91,22 @@ export class Board {
     return pixelToHex(x, y);
   }
 
+  /** Where cell (q, r) is on the screen (client coordinates of its centre). */
+  screenOf(q, r) {
+    const rect = this.svg.getBoundingClientRect();
+    const [x, y] = center(q, r);
+    return [rect.left + rect.width / 2 + this.view.x + x * this.view.k, rect.top + rect.height / 2 + this.view.y + y * this.view.k];
+  }
+
   _bind() {
     const svg = this.svg;
     let start = null, moved = false;
     svg.addEventListener("pointerdown", (e) => {
       if (e.button !== 0 && e.pointerType === "mouse") return;
       this._pointers.set(e.pointerId, [e.clientX, e.clientY]);
-      svg.setPointerCapture(e.pointerId);
+      svg.setPointerCapture?.(e.pointerId);
       start = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
-      moved = false;
+      moved = this._pointers.size > 1;
       if (this._pointers.size === 2) this._pinch = this._pinchState();
     });
     svg.addEventListener("pointermove", (e) => {
@@ -67,27 +114,31 @@ export class Board {
       if (this._pointers.size === 2 && this._pinch) {
         const now = this._pinchState();
         this.zoomAt(now.d / this._pinch.d, now.cx, now.cy);
+        this.pan(now.cx - this._pinch.cx, now.cy - this._pinch.cy);
         this._pinch = now;
         moved = true;
         return;
       }
       if (start && this._pointers.size === 1) {
         const dx = e.clientX - start.x, dy = e.clientY - start.y;
-        if (moved || Math.hypot(dx, dy) > 5) {
+        if (moved || Math.hypot(dx, dy) > (SLOP[e.pointerType] ?? 5)) {
           moved = true;
           this.view.x = start.vx + dx;
           this.view.y = start.vy + dy;
           this.fitted = true;
+          this.touched = true;
           this._apply();
+          this.hideTip();
           svg.classList.add("panning");
           return;
         }
       }
+      if (e.pointerType === "touch") return; // a finger does not hover
       const [q, r] = this.cellAt(e.clientX, e.clientY);
       const key = `${q},${r}`;
       if (key !== this.lastHover) {
         this.lastHover = key;
-        this.handlers.onHover?.(q, r);
+        this.handlers.onHover?.(q, r, e);
       }
     });
     const end = (e) => {
@@ -97,16 +148,16 @@ export class Board {
       svg.classList.remove("panning");
       if (was && start && !moved && e.type === "pointerup") {
         const [q, r] = this.cellAt(e.clientX, e.clientY);
-        this.handlers.onClick?.(q, r);
+        this.handlers.onClick?.(q, r, e);
       }
       if (this._pointers.size === 0) start = null;
     };
     svg.addEventListener("pointerup", end);
     svg.addEventListener("pointercancel", end);
-    svg.addEventListener("pointerleave", () => {
-      if (this._pointers.size === 0) {
+    svg.addEventListener("pointerleave", (e) => {
+      if (this._pointers.size === 0 && e.pointerType !== "touch") {
         this.lastHover = null;
-        this.handlers.onHover?.(null, null);
+        this.handlers.onHover?.(null, null, e);
       }
     });
     let lastWheel = 0;
@@ -129,7 +180,7 @@ export class Board {
   }
 
   zoomAt(f, cx, cy) {
-    const k = Math.min(3, Math.max(0.15, this.view.k * f));
+    const k = Math.min(3, Math.max(0.12, this.view.k * f));
     const rect = this.svg.getBoundingClientRect();
     if (cx === undefined) { cx = rect.left + rect.width / 2; cy = rect.top + rect.height / 2; }
     const [wx, wy] = this.toWorld(cx, cy);
@@ -137,6 +188,8 @@ export class Board {
     this.view.x = cx - rect.left - rect.width / 2 - wx * k;
     this.view.y = cy - rect.top - rect.height / 2 - wy * k;
     this.fitted = true;
+    this.touched = true;
+    this.hideTip();
     this._apply();
   }
 
@@ -144,7 +197,14 @@ export class Board {
     this.view.x += dx;
     this.view.y += dy;
     this.fitted = true;
+    this.touched = true;
     this._apply();
+  }
+
+  /** Screen pixels kept free at each edge: the banner above, the tools at the side. */
+  _pad() {
+    const w = this.size.w || 800;
+    return w < 560 ? { left: 12, right: 12, top: 46, bottom: 12 } : { left: 24, right: 60, top: 52, bottom: 24 };
   }
 
   /** Centre the view on every tile and legal cell, clear of the tools at the edges. */
@@ -154,12 +214,13 @@ export class Board {
     const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
     const minX = Math.min(...xs) - S, maxX = Math.max(...xs) + S;
     const minY = Math.min(...ys) - S, maxY = Math.max(...ys) + S;
-    const w = this.svg.clientWidth || 800, h = this.svg.clientHeight || 600;
-    const { left, right, top, bottom } = PAD;
+    const w = this.size.w || 800, h = this.size.h || 600;
+    const { left, right, top, bottom } = this._pad();
     const k = Math.min(1.3, Math.max(0.12, Math.min((w - left - right) / (maxX - minX), (h - top - bottom) / (maxY - minY))));
     const midX = (minX + maxX) / 2, midY = (minY + maxY) / 2;
     this.view = { k, x: (left - right) / 2 - midX * k, y: (top - bottom) / 2 - midY * k };
-    if (this.svg.clientWidth) this.fitted = true;
+    if (this.size.w) this.fitted = true;
+    this.touched = false;
     this._apply();
   }
 
@@ -168,69 +229,180 @@ export class Board {
     this.view.x = -x * this.view.k;
     this.view.y = -y * this.view.k;
     this.fitted = true;
+    this.touched = true;
     this._apply();
   }
 
   /**
-   * Draw an area. area: {tiles, tasks, last}; legal: Map "q,r" -> rotations; opts.letters.
+   * Draw an area. area: {tiles, tasks, flags, last}; legal: Map "q,r" -> rotations;
+   * opts.letters: edge letters; opts.follow: refit when the area outgrows the view.
    */
   setArea(area, legal, opts = {}) {
     const tasks = area.tasks || [];
-    let html = "";
-    const cells = [];
-    for (const t of area.tiles) {
-      const [x, y] = center(t.at[0], t.at[1]);
-      const task = t.task !== undefined ? tasks[t.task] : null;
-      html += `<g class="tile" data-at="${t.at[0]},${t.at[1]}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)})">`;
-      html += tileSVG(t.edges, { task, flag: t.flag, letters: opts.letters }) + "</g>";
-      cells.push(t.at);
+    const key = JSON.stringify([area.tiles.length, area.last, area.tiles.at(-1)?.edges, tasks, area.flags, !!opts.letters]);
+    if (key !== this.drawnKey) {
+      this.drawnKey = key;
+      this._drawTiles(area, tasks, opts);
     }
-    this.layers.tiles.innerHTML = html;
-    let marks = "";
-    if (area.last) {
-      const [x, y] = center(area.last[0], area.last[1]);
-      marks += `<polygon class="last-mark" transform="translate(${x.toFixed(1)} ${y.toFixed(1)})" points="${hexPoints(S - 2)}"/>`;
-    }
-    this.layers.marks.innerHTML = marks;
+    // A tile placed since the last drawing settles (not the tiles already there when the page opens).
+    const grew = this.tileCount !== undefined && area.tiles.length > this.tileCount;
+    this.tileCount = area.tiles.length;
+    if (area.last && grew && opts.animate !== false) this.settle(area.last);
     this.legal = legal || new Map();
     let lhtml = "";
-    for (const key of this.legal.keys()) {
-      const [q, r] = key.split(",").map(Number);
+    const cells = area.tiles.map((t) => t.at);
+    for (const k of this.legal.keys()) {
+      const [q, r] = k.split(",").map(Number);
       const [x, y] = center(q, r);
-      lhtml += `<polygon class="legal-cell" data-at="${key}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)})" points="${hexPoints(S - 3)}"/>`;
+      lhtml += `<polygon class="legal-cell" data-at="${k}" points="${hexPoints(S - 3, x, y)}"/>`;
       cells.push([q, r]);
     }
     this.layers.legal.innerHTML = lhtml;
-    const grew = cells.length !== this.cells.length;
+    const moved = JSON.stringify(cells) !== JSON.stringify(this.cells);
     this.cells = cells;
-    if (!this.fitted || (grew && opts.follow && !this.allVisible())) this.fit();
+    // Follow the game: keep every tile and highlighted cell in view, unless the player moved the
+    // view themselves; then refit only when none of the highlighted cells is left in view.
+    if (!this.fitted) this.fit();
+    else if (moved && opts.follow && (this.touched ? this.legal.size && !this.anyLegalVisible() : !this.allVisible())) this.fit();
+  }
+
+  /** Whether some highlighted cell is inside the view. */
+  anyLegalVisible() {
+    return [...this.legal.keys()].some((key) => this._inView(...key.split(",").map(Number)));
+  }
+
+  /**
+   * Draw the tiles, their markers and flags. Tiles only ever join an area (an undo aside), so
+   * when the tiles drawn so far are still its first ones only the new tiles are added.
+   */
+  _drawTiles(area, tasks, opts) {
+    const sig = area.tiles.map((t) => `${t.at}|${t.edges}|${t.flag || ""}`);
+    const old = this.drawnTiles || [];
+    const keep = opts.letters === this.drawnLetters && old.length <= sig.length && old.every((s, i) => s === sig[i]);
+    const from = keep ? old.length : 0;
+    this.drawnTiles = sig;
+    this.drawnLetters = opts.letters;
+    let under = "", ground = "", grid = "", lines = "", peaks = "", marks = "";
+    this.info = new Map();
+    area.tiles.forEach((t, i) => {
+      const [x, y] = center(t.at[0], t.at[1]);
+      const cell = `${t.at[0]},${t.at[1]}`;
+      if (i >= from) {
+        const pass = tilePasses(t.edges, t.areas, x, y);
+        under += `<polygon points="${hexPoints(S, x, y + 6)}"/>`;
+        ground += `<g data-at="${cell}">${pass.ground}</g>`;
+        grid += `<polygon points="${hexPoints(S, x, y)}"/>`;
+        const letters = opts.letters ? edgeLetters(t.edges, x, y) : "";
+        if (pass.lines || letters) lines += `<g data-at="${cell}">${pass.lines}${letters}</g>`;
+        if (pass.peaks) peaks += `<g data-at="${cell}">${pass.peaks}</g>`;
+      }
+      const words = [];
+      if (t.flag) {
+        const [fx, fy] = flagAnchor(t.edges, t.areas, t.flag);
+        const flag = (area.flags || []).find((f) => f.at[0] === t.at[0] && f.at[1] === t.at[1]);
+        const closed = flag && flag.closed ? " closed" : "";
+        marks += `<g class="mark flag-mark${closed}" data-x="${(x + fx).toFixed(1)}" data-y="${(y + fy).toFixed(1)}" data-base="1.2" data-flag="1">${flagGlyph(t.flag)}</g>`;
+        const name = t.flag === "X" ? "Multicoloured flag" : `${TERRAIN[t.flag].name.replace(/^./, (c) => c.toUpperCase())} flag`;
+        words.push(flag ? `${name}: ${flag.size} tile${flag.size === 1 ? "" : "s"}, ${flag.closed ? "closed" : `${flag.open_edges} open edge${flag.open_edges === 1 ? "" : "s"}`}` : name);
+      }
+      if (t.task !== undefined && tasks[t.task]) {
+        const task = tasks[t.task];
+        marks += `<g class="mark" data-x="${x.toFixed(1)}" data-y="${y.toFixed(1)}" data-base="1">${taskMarker(task)}</g>`;
+        words.unshift(taskWords(task));
+      }
+      if (words.length) this.info.set(cell, words);
+    });
+    const layers = { under, ground, grid, lines, peaks };
+    for (const [name, html] of Object.entries(layers)) {
+      if (!keep) this.layers[name].innerHTML = html;
+      else if (html) this.layers[name].insertAdjacentHTML("beforeend", html);
+    }
+    this.layers.marks.innerHTML = marks;
+    let last = "";
+    if (area.last) {
+      const [x, y] = center(area.last[0], area.last[1]);
+      last = `<polygon class="last-mark" points="${hexPoints(S - 3, x, y)}"/>`;
+    }
+    this.layers.last.innerHTML = last;
+    this.marks = [...this.layers.marks.querySelectorAll(".mark")].map((node) => ({
+      node, x: Number(node.dataset.x), y: Number(node.dataset.y), base: Number(node.dataset.base), flag: !!node.dataset.flag,
+    }));
+    this._scaleMarks();
+  }
+
+  /** The placed tile settles into its cell: a short drop, none for reduced motion. */
+  settle(cell) {
+    if (reducedMotion()) return;
+    const [q, r] = cell;
+    const [x, y] = center(q, r);
+    const groups = [...this.world.querySelectorAll(`.ground [data-at="${q},${r}"], .lines [data-at="${q},${r}"], .peaks [data-at="${q},${r}"]`)];
+    if (!groups.length) return;
+    const t0 = performance.now(), span = 170;
+    const step = (now) => {
+      const t = Math.min(1, (now - t0) / span);
+      const s = 1 + 0.14 * (1 - t) * (1 - t);
+      const lift = -8 * (1 - t) * (1 - t);
+      const transform = `translate(${x} ${y + lift}) scale(${s}) translate(${-x} ${-y})`;
+      for (const g of groups) {
+        if (t < 1) g.setAttribute("transform", transform);
+        else g.removeAttribute("transform");
+      }
+      if (t < 1) requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+
+  /** A short celebration at a cell: a ring and a floating label ("+5", "✗"). */
+  celebrate(cell, text, kind = "done", cells = []) {
+    const [x, y] = center(cell[0], cell[1]);
+    const g = document.createElementNS(NS, "g");
+    g.setAttribute("class", `fx-burst ${kind}`);
+    let html = "";
+    for (const [q, r] of cells) {
+      const [cx, cy] = center(q, r);
+      html += `<polygon class="fx-cell" points="${hexPoints(S - 4, cx, cy)}"/>`;
+    }
+    const k = Math.max(1, 0.8 / this.view.k);
+    html += `<g transform="${at(x, y)} scale(${k.toFixed(2)})"><circle class="fx-glow" r="30"/><circle class="fx-ring" r="26"/>`;
+    html += `<text class="fx-text" y="-30" text-anchor="middle">${text}</text></g>`;
+    g.innerHTML = html;
+    this.layers.fx.appendChild(g);
+    setTimeout(() => g.remove(), reducedMotion() ? 1600 : 1300);
   }
 
   /** Whether every tile and legal cell is inside the view. */
   allVisible() {
-    const w = this.svg.clientWidth, h = this.svg.clientHeight;
-    const { x, y, k } = this.view;
-    const m = S * k * 0.9;
-    return this.cells.every(([q, r]) => {
-      const [cx, cy] = center(q, r);
-      const sx = w / 2 + x + cx * k, sy = h / 2 + y + cy * k;
-      return sx > m + PAD.left && sx < w - m - PAD.right && sy > m + PAD.top && sy < h - m - PAD.bottom;
-    });
+    return this.cells.every(([q, r]) => this._inView(q, r));
   }
 
-  /** The tile being placed, drawn at (q, r); ok: it fits there in this rotation. */
-  setGhost(edges, q, r, opts = {}) {
-    if (q === null || q === undefined) {
+  _inView(q, r) {
+    const { w, h } = this.size;
+    const { x, y, k } = this.view;
+    const m = S * k * 0.9;
+    const pad = this._pad();
+    const [cx, cy] = center(q, r);
+    const sx = w / 2 + x + cx * k, sy = h / 2 + y + cy * k;
+    return sx > m + pad.left && sx < w - m - pad.right && sy > m + pad.top && sy < h - m - pad.bottom;
+  }
+
+  /** The tile being placed, drawn at (q, r): tile {edges, areas, task, flag}; opts.selected, opts.letters. */
+  setGhost(tile, q, r, opts = {}) {
+    if (!tile || q === null || q === undefined) {
       this.layers.ghost.innerHTML = "";
       return;
     }
     const [x, y] = center(q, r);
-    const cls = opts.ok ? "ghost ok" : "ghost bad";
-    const sel = opts.selected ? " selected" : "";
+    const pass = tilePasses(tile.edges, tile.areas, x, y);
+    let marks = "";
+    if (tile.flag) {
+      const [fx, fy] = flagAnchor(tile.edges, tile.areas, tile.flag);
+      marks += `<g transform="${at(x + fx, y + fy)} scale(${Math.max(1.2, 0.62 / this.view.k).toFixed(2)})">${flagGlyph(tile.flag)}</g>`;
+    }
+    if (tile.task) marks += `<g transform="${at(x, y)} scale(${Math.max(1, 0.8 / this.view.k).toFixed(2)})">${taskMarker(tile.task)}</g>`;
     this.layers.ghost.innerHTML =
-      `<g class="${cls}${sel}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)})">` +
-      `<g class="ghost-tile">${tileSVG(edges, { task: opts.task, flag: opts.flag, letters: opts.letters })}</g>` +
-      `<polygon class="ghost-outline" points="${hexPoints(S - 1)}"/></g>`;
+      `<g class="ghost${opts.selected ? " selected" : ""}"><g class="ghost-tile">${pass.ground}${pass.lines}${pass.peaks}` +
+      `${opts.letters ? edgeLetters(tile.edges, x, y) : ""}${marks}</g>` +
+      `<polygon class="ghost-outline" points="${hexPoints(S - 2, x, y)}"/></g>`;
   }
 
   /** Outline the cells of territories (from a preview): [{letter, cells}]. */
@@ -240,9 +412,38 @@ export class Board {
       const color = TERRAIN[g.letter] ? TERRAIN[g.letter].color : "#fff";
       for (const [q, r] of g.cells) {
         const [x, y] = center(q, r);
-        html += `<polygon class="group-cell" style="stroke:${color}" transform="translate(${x.toFixed(1)} ${y.toFixed(1)})" points="${hexPoints(S - 6)}"/>`;
+        html += `<polygon class="group-cell" style="stroke:${color}" points="${hexPoints(S - 6, x, y)}"/>`;
       }
     }
     this.layers.highlight.innerHTML = html;
+  }
+
+  setBanner(text, mine = false) {
+    this.banner.textContent = text || "";
+    this.banner.classList.toggle("hidden", !text);
+    this.banner.classList.toggle("mine", !!mine);
+  }
+
+  /** What is at a placed tile, in words (its task, its flag), or null. */
+  infoAt(q, r) {
+    return this.info.get(`${q},${r}`) || null;
+  }
+
+  showTip(lines, q, r) {
+    const rect = this.container.getBoundingClientRect();
+    const [sx, sy] = this.screenOf(q, r);
+    this.tip.replaceChildren(...lines.map((line) => Object.assign(document.createElement("div"), { textContent: line })));
+    this.tip.classList.remove("hidden");
+    const w = this.tip.offsetWidth, h = this.tip.offsetHeight;
+    const left = Math.max(4, Math.min(rect.width - w - 4, sx - rect.left - w / 2));
+    const top = sy - rect.top - h - 18 * Math.max(1, this.view.k) < 4 ? sy - rect.top + 22 : sy - rect.top - h - 18;
+    this.tip.style.left = `${left}px`;
+    this.tip.style.top = `${Math.max(4, top)}px`;
+    clearTimeout(this.tipTimer);
+    this.tipTimer = setTimeout(() => this.hideTip(), 5000);
+  }
+
+  hideTip() {
+    this.tip.classList.add("hidden");
   }
 }

@@ -9,48 +9,103 @@ const MODES = [
   { id: "head-to-head", name: "Head to Head", blurb: "Two players draft the tiles, then race with mountains, lakes and flags.", seats: [2, 2] },
 ];
 
-const PLAYERS = [
-  ["here", "Here (this screen)"],
-  ["online", "Online (send an invitation link)"],
+/** The computer players offered when the server does not list its levels (GET /api/levels). */
+const FALLBACK_PLAYERS = [
   ["computer:random", "Computer · random (easy)"],
   ["computer:greedy", "Computer · greedy (medium)"],
   ["computer:search:1s", "Computer · search 1 s (strong)"],
   ["computer:search:3s", "Computer · search 3 s (stronger)"],
 ];
+const PEOPLE = [
+  ["here", "Here (this screen)"],
+  ["online", "Online (send an invitation link)"],
+];
+/** A tile for each game's card (the face and its areas, as the server would send them). */
+const ART = {
+  coop: ["FFGVVT", [["F", [0, 1]], ["G", [2]], ["V", [3, 4]], ["T", [5]]]],
+  duel: ["FFGRMR", [["F", [0, 1]], ["G", [2]], ["R", [3, 5]]]],
+  "head-to-head": ["PPLLMR", [["P", [0, 1]], ["L", [2, 3]], ["R", [5]]]],
+};
+
+/** The computer levels the server offers, as seat choices: [value, label]. */
+async function computerChoices() {
+  try {
+    const data = await api("GET", "/api/levels");
+    const levels = (data && data.levels) || [];
+    if (!levels.length) return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+    // Each level with its measured strength in the chosen game, where the server gives it per game.
+    const choices = (mode) => levels.map((l) => {
+      const figure = (l.figures && l.figures[mode]) || l.figure;
+      return [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}${figure ? ` (${figure})` : ""}`];
+    });
+    const medium = levels.find((l) => l.name === "medium") || levels[Math.min(1, levels.length - 1)];
+    return { choices, preferred: `computer:${medium.player ?? medium.name}` };
+  } catch {
+    return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+  }
+}
 
 export function lobbyPage(root) {
   let mode = localStorage.getItem("dorf.mode") || "coop";
-  let seats = null;
-  const defaults = (m) => (m === "coop" ? [{ who: "here", name: "" }] : [{ who: "here", name: "" }, { who: "computer:greedy", name: "" }]);
-  seats = defaults(mode);
+  let computers = { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+  let practice = localStorage.getItem("dorf.practice") === "1";
+  let first = 1;
+  const defaults = (m) => (m === "coop" ? [{ who: "here", name: "" }] : [{ who: "here", name: "" }, { who: computers.preferred, name: "" }]);
+  let seats = defaults(mode);
 
   const modeBox = el("div", { class: "modes", role: "radiogroup", "aria-label": "game" });
   const seatBox = el("div", { class: "seat-list" });
+  const firstBox = el("label", { class: "first-choice" });
   const seed = el("input", { id: "seed", type: "number", placeholder: "random", inputmode: "numeric" });
   const start = el("button", { id: "start", type: "submit", class: "primary" }, "Start the game");
+  const practiceBox = el("input", {
+    type: "checkbox", id: "practice", checked: practice,
+    onchange: (e) => { practice = e.target.checked; localStorage.setItem("dorf.practice", practice ? "1" : "0"); },
+  });
 
   function drawModes() {
     put(modeBox, ...MODES.map((m) =>
       el("label", { class: `mode${m.id === mode ? " chosen" : ""}` },
-        el("input", { type: "radio", name: "mode", value: m.id, checked: m.id === mode, onchange: () => { mode = m.id; localStorage.setItem("dorf.mode", mode); seats = defaults(mode); drawModes(); drawSeats(); } }),
-        el("span", { class: "mode-art", html: tileIcon(m.id === "head-to-head" ? "FXMPLM" : m.id === "duel" ? "FFGRMR" : "FFGVVT", {}, 54) }),
+        el("input", { type: "radio", name: "mode", value: m.id, checked: m.id === mode, onchange: () => { mode = m.id; localStorage.setItem("dorf.mode", mode); seats = defaults(mode); first = 1; drawModes(); drawSeats(); } }),
+        el("span", { class: "mode-art", html: tileIcon(ART[m.id][0], ART[m.id][1], {}, 54) }),
         el("span", {}, el("b", {}, m.name), el("br"), el("small", {}, m.blurb)))));
   }
 
   function drawSeats() {
     const spec = MODES.find((m) => m.id === mode);
+    const kinds = [...PEOPLE, ...computers.choices(mode)];
     put(seatBox, ...seats.map((seat, i) => {
-      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; } },
-        PLAYERS.map(([value, label]) => el("option", { value, selected: value === seat.who }, label)));
-      const name = el("input", { class: "seat-name", "aria-label": `name of seat ${i + 1}`, placeholder: `Player ${i + 1}`, value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; } });
+      if (!kinds.some(([value]) => value === seat.who)) seat.who = seat.who.startsWith("computer") ? computers.preferred : "here";
+      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; drawFirst(); } },
+        kinds.map(([value, label]) => el("option", { value, selected: value === seat.who }, label)));
+      const name = el("input", { class: "seat-name", "aria-label": `name of seat ${i + 1}`, placeholder: `Player ${i + 1}`, value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; drawFirst(); } });
       const remove = seats.length > spec.seats[0]
-        ? el("button", { type: "button", class: "small secondary", "aria-label": `remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); drawSeats(); } }, "✕")
+        ? el("button", { type: "button", class: "small secondary", "aria-label": `remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); first = 1; drawSeats(); } }, "✕")
         : null;
       return el("div", { class: "seat-row" }, el("span", { class: "seat-no" }, String(i + 1)), name, select, remove);
     }));
     if (seats.length < spec.seats[1]) {
       seatBox.appendChild(el("button", { type: "button", class: "small secondary", id: "add-seat", onclick: () => { seats.push({ who: "here", name: "" }); drawSeats(); } }, "+ Add a player"));
     }
+    drawFirst();
+  }
+
+  /** Who starts: the first player, the first to pick in the draft, the first named seat. */
+  function drawFirst() {
+    firstBox.classList.toggle("hidden", seats.length < 2);
+    if (seats.length < 2) {
+      practiceBox.disabled = false;
+      return;
+    }
+    const label = (i) => seats[i].name.trim() || `Player ${i + 1}`;
+    const what = mode === "head-to-head" ? "Who picks first" : "Who starts";
+    put(firstBox, `${what} `, el("select", { id: "first", "aria-label": what.toLowerCase(), onchange: (e) => { first = Number(e.target.value); } },
+      seats.map((_, i) => el("option", { value: String(i + 1), selected: first === i + 1 }, `${label(i)} (seat ${i + 1})`))));
+    // Undo would take back an online player's move: a practice game is played at one screen.
+    const online = seats.some((s) => s.who === "online");
+    practiceBox.disabled = online;
+    practiceBox.closest("label")?.classList.toggle("disabled", online);
+    practiceBox.title = online ? "A practice game is played at one screen (no online seat)" : "";
   }
 
   async function submit(event) {
@@ -63,12 +118,14 @@ export function lobbyPage(root) {
         if (kind === "computer") seat.player = rest.join(":");
         return seat;
       }),
+      practice: practice && !practiceBox.disabled,
     };
+    if (seats.length > 1) body.first = first;
     if (seed.value.trim()) body.seed = Number(seed.value);
     start.disabled = true;
     try {
       const made = await api("POST", "/api/games", body);
-      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || `Player ${i + 1}`), created: Date.now() });
+      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || `Player ${i + 1}`), created: Date.now(), practice: body.practice });
       location.href = `/game/${made.id}`;
     } catch (error) {
       toast(error.message);
@@ -78,12 +135,19 @@ export function lobbyPage(root) {
 
   drawModes();
   drawSeats();
+  computerChoices().then((found) => {
+    computers = found;
+    drawSeats();
+  });
   const form = el("form", { class: "new-game card", onsubmit: submit },
     el("h2", {}, "New game"),
     modeBox,
     el("h3", {}, "Players"),
     seatBox,
     el("p", { class: "note" }, "“Here” seats are played at this screen, in turn. An “online” seat gets an invitation link to send. Computer seats play by themselves."),
+    el("div", { class: "options" },
+      firstBox,
+      el("label", { class: "toggle", for: "practice" }, practiceBox, "Practice (undo allowed)")),
     el("details", {}, el("summary", {}, "More"), el("label", { for: "seed" }, "Seed of the shuffle "), seed),
     el("div", { class: "actions" }, start));
 
@@ -112,9 +176,17 @@ function yourGames() {
     list.appendChild(item);
     if (!info.over) {
       api("GET", `/api/games/${id}`).then((g) => {
-        status.textContent = g.over ? "finished" : `move ${g.turn}`;
+        if (g.broken) {
+          status.textContent = `broken: ${g.broken}`;
+          status.className = "bad";
+          return;
+        }
+        status.textContent = `${g.over ? "finished" : `move ${g.turn}`}${g.practice ? " · practice" : ""}`;
         if (g.over) rememberGame(id, { over: true });
-      }).catch(() => { status.textContent = "gone"; });
+      }).catch((e) => {
+        status.textContent = e.code === "broken" ? e.message : "gone";
+        if (e.code === "broken") status.className = "bad";
+      });
     }
   }
   box.appendChild(list);

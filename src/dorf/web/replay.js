@@ -35,6 +35,7 @@ export function replayPage(root, id) {
 }
 
 function viewer(host, data) {
+  document.body.classList.add("fill");
   let step = data.steps.length;
   let focus = 0;
   let timer = null;
@@ -94,7 +95,10 @@ function viewer(host, data) {
     board.setArea(areaAt(focus, step), new Map(), { follow: false });
     for (const li of log.children) li.classList.toggle("current", Number(li.dataset.step) === step);
     const cur = log.querySelector("li.current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    // Scroll the list only, never the page (scrollIntoView would move the page on a phone).
+    if (cur && (cur.offsetTop < log.scrollTop || cur.offsetTop + cur.offsetHeight > log.scrollTop + log.clientHeight)) {
+      log.scrollTop = cur.offsetTop - log.clientHeight / 2;
+    }
     if (step >= data.steps.length && timer) toggle();
   }
 

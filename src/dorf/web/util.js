@@ -120,3 +120,21 @@ export function progressText(task) {
 export function put(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
+
+/** "1 mountain", "2 mountains": a count and its noun. */
+export function plural(count, noun, many = `${noun}s`) {
+  return `${count} ${count === 1 ? noun : many}`;
+}
+
+/** Screens wide enough for two play areas side by side; narrow ones (phones) get the bottom bar. */
+export const WIDE = "(min-width: 1200px)";
+export const NARROW = "(max-width: 760px)";
+
+export function media(query) {
+  return window.matchMedia?.(query).matches ?? false;
+}
+
+/** "tap" on a touch screen, "click" with a mouse. */
+export function tapWord() {
+  return media("(pointer: coarse)") ? "tap" : "click";
+}

@@ -1,0 +1,353 @@
+"""The pictures in ``docs/screenshots/``, made from seeded games: ``python -m dorf.server.screenshots``.
+
+It starts the server in this process on a free loopback port with a fresh
+database, plays seeded games through the HTTP API (the people's seats move as
+the ``greedy`` computer player would, so the landscapes look played), opens
+each in Debian's Chromium through Playwright and saves:
+
+- ``solo-finished.png``: a finished solo game of the Board Game (1400 x 900);
+- ``duel.png``: a Duel against the computer in progress, both areas side by side,
+  a cell chosen with its preview (1400 x 900);
+- ``head-to-head-draft.png``: the Head to Head draft (1400 x 900);
+- ``head-to-head.png``: Head to Head after the draft, lakes and mountains laid (1400 x 900);
+- ``phone.png``: a solo game on a phone (390 x 844, touch), a cell tapped once;
+- ``phone-duel.png``: the Duel on a phone, with its tabs and the bottom bar.
+
+The PNGs are reduced to a palette of 256 colours when Pillow is installed
+(``pip install pillow``, or the ``plot`` extra), which keeps them small.
+Needs the ``web`` extra, Playwright (``pip install playwright``) and Chromium
+(``apt-get install chromium``, or ``$DORF_CHROMIUM``). ``--out DIR`` writes
+elsewhere; ``--only NAME`` makes one picture.
+
+The browser tests start their server with :func:`running_server` and their
+Chromium with :data:`CHROMIUM_ARGS` and :func:`chromium_path`, as here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+#: How the browser tests and this script run Chromium: headless, quiet, nothing downloaded.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+]
+WIDE = {"width": 1400, "height": 900}
+PHONE = {"width": 390, "height": 844}
+#: The seeds of the pictured games.
+SEEDS = {"solo": 12, "duel": 5, "head-to-head": 3, "phone": 8}
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (or ``$DORF_CHROMIUM``), or None when there is none."""
+    path = os.environ.get("DORF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return path if Path(path).exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class LocalServer:
+    """A server running in a thread of this process: its address and its app."""
+
+    def __init__(self, url: str, app: Any) -> None:
+        self.url = url
+        self.app = app
+
+
+@contextmanager
+def running_server(
+    db: Path, ai_delay: float = 0.05, port: int | None = None, **settings: Any
+) -> Iterator[LocalServer]:
+    """``dorf serve`` on a loopback port (a free one unless given) in a thread of this process.
+
+    Computer seats think in threads; games may be created without limit (the tests and the
+    pictures make many from one address); ``settings`` are more of :class:`ServerConfig`.
+    """
+    import uvicorn
+
+    from dorf.server.app import TRANSPORT_LIMIT, create_app
+    from dorf.server.hub import ServerConfig
+
+    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay, **({"create_limit": 0} | settings)))
+    port = port or free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    try:
+        yield LocalServer(f"http://127.0.0.1:{port}", app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _call(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+class Table:
+    """A game on the server whose seats are all played here, through the API, as the greedy
+    player would (it sees only the deciding seat's view).  The table keeps the game's record
+    from the decisions the server accepted, so it never looks inside the server."""
+
+    def __init__(
+        self,
+        server: LocalServer,
+        mode: str,
+        seed: int,
+        names: list[str],
+        players: tuple[str, ...] = ("greedy",),
+    ) -> None:
+        from dorf.formats.record import FORMAT
+        from dorf.server.sessions import TILESETS
+
+        self.base = server.url
+        seats = [{"kind": "here", "name": name} for name in names]
+        made = _call("POST", f"{self.base}/api/games", {"mode": mode, "seed": seed, "seats": seats})
+        self.id: str = made["id"]
+        self.tokens: dict[int, str] = {int(seat): token for seat, token in made["tokens"].items()}
+        #: The computer player that decides for each seat (the last one for the seats after).
+        self.players = players
+        self.record: dict[str, Any] = {
+            "format": FORMAT,
+            "mode": mode,
+            "tileset": TILESETS[mode],
+            "seed": seed,
+            "players": names,
+            "decisions": [],
+        }
+
+    def state(self) -> dict[str, Any]:
+        game: dict[str, Any] = _call("GET", f"{self.base}/api/games/{self.id}")
+        return game
+
+    def page_url(self, seat: int = 0) -> str:
+        """The game's page holding the token of ``seat`` only: the others are people elsewhere."""
+        return f"{self.base}/game/{self.id}#t={self.tokens[seat]}"
+
+    def suggestion(self, seat: int, spec: str | None = None) -> dict[str, Any]:
+        """What the seat's player (or ``spec``) would do for ``seat`` now."""
+        from dorf.server.thinking import think
+
+        spec = spec or self.players[min(seat, len(self.players) - 1)]
+        return think(self.record, seat, spec, len(self.record["decisions"]))
+
+    def play(self, moves: int, only: int | None = None) -> dict[str, Any]:
+        """Make ``moves`` decisions (of seat ``only``, else of whoever must decide); the state after."""
+        game = self.state()
+        for _ in range(moves):
+            waiting = [s for s in game["waiting"] if only is None or s == only]
+            if game["over"] or not waiting:
+                break
+            seat = waiting[0]
+            body = {"token": self.tokens[seat], "seat": seat, **self.suggestion(seat)}
+            answer = _call("POST", f"{self.base}/api/games/{self.id}/move", body)
+            self.record["decisions"].append(answer["decision"])
+            game = self.state()
+        return game
+
+    def until_turn_of(self, seat: int) -> None:
+        """Let the other seats decide until ``seat`` must (or the game is over)."""
+        game = self.state()
+        while not game["over"] and seat not in game["waiting"]:
+            game = self.play(1)
+
+    def play_out(self) -> None:
+        while not self.play(50)["over"]:
+            pass
+
+
+def _optimise(path: Path) -> None:
+    """A palette of 256 colours (octree: it keeps the few blues of rivers): a fifth of the size."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(
+            colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        )
+    small.save(path, optimize=True)
+
+
+def _settle(page: Any) -> None:
+    """Let animations end and the fonts load before the picture is taken."""
+    page.wait_for_timeout(400)
+
+
+def choose_cell(page: Any, table: Table, seat: int, tap: bool = False) -> None:
+    """Choose, in the page, the cell the greedy player would take: the ghost and the preview show."""
+    page.locator(".legal-cell").first.wait_for()
+    q, r = table.suggestion(seat, "greedy")["at"]
+    cell = page.locator(f'.legal-cell[data-at="{q},{r}"]')
+    if tap:
+        cell.tap()
+        page.locator("#bar-text", has_text="→").wait_for()
+    else:
+        cell.click()
+        page.locator(".card-preview .score-delta").wait_for()
+        page.mouse.move(5, 5)  # the chosen cell stays; the pointer leaves the board
+
+
+PLAYERS = ["Ann", "Bob"]
+#: Ann plays as the greedy player would, Bob picks at random: two different landscapes.
+STYLES = ("greedy", "random")
+
+
+def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "coop", SEEDS["solo"], ["Ann"])
+    table.play_out()
+    page = open_page(table, WIDE)
+    page.locator("#score-pad").wait_for()
+    page.locator("#pad-close").click()
+    return page
+
+
+def duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "duel", SEEDS["duel"], PLAYERS, STYLES)
+    table.play(28)  # 14 turns: both players now place the next tile
+    table.until_turn_of(0)
+    page = open_page(table, WIDE)
+    choose_cell(page, table, 0)
+    return page
+
+
+def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
+    table.play(8)
+    table.until_turn_of(0)
+    page = open_page(table, WIDE)
+    page.locator("#draft-pool button.pool-tile").nth(5).hover()
+    return page
+
+
+def head_to_head(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
+    table.play(80)
+    table.until_turn_of(0)
+    page = open_page(table, WIDE)
+    choose_cell(page, table, 0)
+    return page
+
+
+def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "coop", SEEDS["phone"], ["Ann"])
+    table.play(16)
+    page = open_page(table, PHONE, touch=True)
+    choose_cell(page, table, 0, tap=True)
+    return page
+
+
+def phone_duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+    table = Table(server, "duel", SEEDS["duel"] + 1, PLAYERS, STYLES)
+    table.play(20)
+    table.until_turn_of(0)
+    page = open_page(table, PHONE, touch=True)
+    choose_cell(page, table, 0, tap=True)
+    return page
+
+
+#: Each picture: its file name and how the page is brought there.
+SHOTS: dict[str, Callable[[LocalServer, Callable[..., Any]], Any]] = {
+    "solo-finished": solo_finished,
+    "duel": duel,
+    "head-to-head-draft": head_to_head_draft,
+    "head-to-head": head_to_head,
+    "phone": phone,
+    "phone-duel": phone_duel,
+}
+
+
+def shoot(out: Path, only: str | None = None) -> list[Path]:
+    """Make the pictures (or the one named ``only``); returns the files written."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = chromium_path()
+    if chromium is None:
+        raise SystemExit("screenshots: no chromium (apt-get install chromium, or set DORF_CHROMIUM)")
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        running_server(Path(tmp) / "dorf.sqlite3", ai_delay=0) as server,
+        sync_playwright() as p,
+    ):
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+
+        def open_page(table: Table, viewport: Any, touch: bool = False) -> Any:
+            context = browser.new_context(
+                viewport=viewport, has_touch=touch, is_mobile=touch, reduced_motion="reduce"
+            )
+            context.set_default_timeout(60_000)
+            page = context.new_page()
+            page.goto(table.page_url())
+            return page
+
+        for name, make in SHOTS.items():
+            if only not in (None, name):
+                continue
+            page = make(server, open_page)
+            _settle(page)
+            target = out / f"{name}.png"
+            page.screenshot(path=str(target))
+            page.context.close()
+            _optimise(target)
+            written.append(target)
+            print(f"{target}  {target.stat().st_size // 1024} KB")
+        browser.close()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dorf.server.screenshots", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("docs/screenshots"), help="folder (default docs/screenshots)"
+    )
+    parser.add_argument("--only", choices=list(SHOTS), help="make this picture only")
+    args = parser.parse_args(argv)
+    shoot(args.out, args.only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

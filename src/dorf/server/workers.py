@@ -1,0 +1,366 @@
+"""Computer seats think in a bounded pool of workers, fairly shared between games.
+
+:class:`ThinkPool` runs :func:`dorf.server.thinking.think` for the games of the
+server on a fixed number of workers:
+
+- **processes** (``workers > 0``): each worker is ``python -m
+  dorf.server.workers``, fed one job a line on its standard input (JSON) and
+  answering on its standard output.  A worker that runs over the time cap is
+  killed and replaced, so the cap holds whatever the player does; a worker
+  whose server is gone (its input closed, or its parent process changed,
+  checked twice a second) exits at once, even in the middle of a search;
+- **threads** (``workers == 0``): two threads of the server process, for tests
+  and small machines.  A thread cannot be stopped: past the cap its answer is
+  dropped, and its slot stays taken until it finishes.
+
+The queue is fair between games: a free worker takes the waiting job of the
+game that has used the workers least (each game's worker seconds, a running
+job counted from its start; a game coming back after a pause starts no more
+than one time cap behind the busiest ones).  A game of six strong computers thus cannot hold back another
+game's quick move for longer than one move of the cap.  Every player's
+budget is cut to half the cap (``search:10s`` thinks 1 s with the default cap
+of 2 s); :meth:`ThinkPool.cancel` drops a game's waiting jobs
+and stops its running ones (a game that ended, was undone or was left).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from dorf.server.thinking import think
+
+#: A player's budget, as a share of the time cap (the rest covers the replay, the pipe, a busy
+#: machine and a search's last round, which may run past its deadline).
+BUDGET_SHARE = 0.5
+#: Threads that think when the pool has no worker processes.
+THREADS = 2
+#: How often a worker process checks that its server is still there, in seconds.
+WATCH_SECONDS = 0.5
+
+
+class ThinkError(Exception):
+    """A computer player gave no answer: it ran over the time cap, or its worker failed."""
+
+
+class Overrun(ThinkError):
+    """The player ran over the time cap (its worker was stopped)."""
+
+
+@dataclass
+class _Job:
+    game: str
+    args: tuple[dict[str, Any], int, str, int]
+    future: asyncio.Future[dict[str, Any]]
+    order: int
+
+
+@dataclass
+class _Slot:
+    """One worker: a process (or a thread) and the job it runs."""
+
+    number: int
+    process: asyncio.subprocess.Process | None = None
+    #: A worker process starting in place of one that was stopped.
+    starting: asyncio.Task[asyncio.subprocess.Process] | None = field(default=None, repr=False)
+    job: _Job | None = None
+    busy: bool = False
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class ThinkPool:
+    """``workers`` processes (0: threads) thinking for every game, with a fair queue."""
+
+    def __init__(self, workers: int, max_seconds: float) -> None:
+        self.max_seconds = max_seconds
+        self.processes = workers > 0
+        self._slots = [_Slot(i) for i in range(workers if workers > 0 else THREADS)]
+        self._threads = None if self.processes else ThreadPoolExecutor(THREADS, thread_name_prefix="dorf-ai")
+        self._waiting: dict[str, deque[_Job]] = {}
+        self._used: dict[str, float] = {}
+        self._order = itertools.count()
+        #: What a job is charged when it starts (its game is charged the real time when it ends).
+        self._expected = max_seconds * BUDGET_SHARE
+        self._closed = False
+        #: What happened, for the log and the tests.
+        self.counts = {"jobs": 0, "overruns": 0, "failures": 0, "cancelled": 0, "restarts": 0}
+
+    # --- asking ------------------------------------------------------------------------------
+
+    async def think(
+        self, game: str, record: dict[str, Any], player: int, spec: str, seed: int
+    ) -> dict[str, Any]:
+        """The decision of computer ``spec`` for ``player``; raises :class:`ThinkError`, or
+        ``CancelledError`` once :meth:`cancel` dropped it."""
+        if self._closed:
+            raise ThinkError("the server is stopping")
+        loop = asyncio.get_running_loop()
+        job = _Job(game, (record, player, spec, seed), loop.create_future(), next(self._order))
+        if game not in self._waiting:
+            self._waiting[game] = deque()
+            least = min((self._used[g] for g in self._active() if g in self._used), default=None)
+            if least is not None:  # back (or new) after a pause: at most one cap behind the others
+                self._used[game] = max(self._used.get(game, -math.inf), least - self.max_seconds)
+            else:
+                self._used.setdefault(game, 0.0)
+        self._waiting[game].append(job)
+        self.counts["jobs"] += 1
+        self._dispatch()
+        return await job.future
+
+    def cancel(self, game: str) -> None:
+        """Drop the game's waiting jobs and stop its running ones."""
+        for job in self._waiting.pop(game, ()):
+            job.future.cancel()
+            self.counts["cancelled"] += 1
+        for slot in self._slots:
+            if slot.job is not None and slot.job.game == game:
+                slot.job.future.cancel()
+                self.counts["cancelled"] += 1
+                if slot.process is not None:
+                    self._replace(slot)
+        if not any(slot.job is not None and slot.job.game == game for slot in self._slots):
+            self._used.pop(game, None)
+
+    def waiting(self, game: str | None = None) -> int:
+        """Jobs waiting for a worker (of one game, or of all)."""
+        if game is not None:
+            return len(self._waiting.get(game, ()))
+        return sum(len(jobs) for jobs in self._waiting.values())
+
+    def running(self) -> int:
+        return sum(1 for slot in self._slots if slot.job is not None)
+
+    def pids(self) -> list[int]:
+        """The worker processes now alive."""
+        return [s.process.pid for s in self._slots if s.process is not None and s.process.returncode is None]
+
+    # --- the queue ---------------------------------------------------------------------------
+
+    def _active(self) -> set[str]:
+        return set(self._waiting) | {slot.job.game for slot in self._slots if slot.job is not None}
+
+    def _next(self) -> _Job | None:
+        """The waiting job of the game that has used the workers least."""
+        best: _Job | None = None
+        for game, jobs in self._waiting.items():
+            job = jobs[0]
+            if best is None or (self._used[game], job.order) < (self._used[best.game], best.order):
+                best = job
+        if best is not None:
+            jobs = self._waiting[best.game]
+            jobs.popleft()
+            if not jobs:
+                del self._waiting[best.game]
+        return best
+
+    def _dispatch(self) -> None:
+        for slot in self._slots:
+            if self._closed or not self._waiting:
+                return
+            if slot.busy:
+                continue
+            job = self._next()
+            if job is None:
+                return
+            if job.future.done():
+                continue
+            slot.busy = True
+            slot.job = job
+            self._used[job.game] += self._expected  # charged now, settled when it ends
+            slot.task = asyncio.get_running_loop().create_task(self._run(slot, job))
+
+    async def _run(self, slot: _Slot, job: _Job) -> None:
+        started = time.perf_counter()
+        try:
+            if self.processes:
+                answer = await self._in_process(slot, job)
+            else:
+                answer = await self._in_thread(slot, job)
+        except asyncio.CancelledError:
+            if not job.future.done():
+                job.future.cancel()
+        except ThinkError as exc:
+            if not job.future.done():
+                job.future.set_exception(exc)
+        else:
+            if not job.future.done():
+                job.future.set_result(answer)
+        finally:
+            elapsed = time.perf_counter() - started
+            if job.game in self._used:
+                self._used[job.game] += elapsed - self._expected
+            slot.job = None
+            if self.processes:
+                slot.busy = False
+            self._dispatch()
+
+    async def _in_thread(self, slot: _Slot, job: _Job) -> dict[str, Any]:
+        assert self._threads is not None
+        loop = asyncio.get_running_loop()
+        record, player, spec, seed = job.args
+        budget = self.max_seconds * BUDGET_SHARE
+        running = loop.run_in_executor(self._threads, think, record, player, spec, seed, budget)
+
+        def free(_: object) -> None:  # the slot is free only when the thread is
+            slot.busy = False
+            if not self._closed:
+                loop.call_soon_threadsafe(self._dispatch)
+
+        running.add_done_callback(free)
+        try:
+            return await asyncio.wait_for(asyncio.shield(running), self.max_seconds)
+        except TimeoutError:
+            self.counts["overruns"] += 1
+            raise Overrun(f"ran over the {self.max_seconds:g} s a move may take") from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.counts["failures"] += 1
+            raise ThinkError(f"{type(exc).__name__}: {exc}") from None
+
+    def _replace(self, slot: _Slot) -> None:
+        """Stop a slot's worker and start another at once, so that the next job finds it ready."""
+        _kill(slot)
+        if not self._closed:
+            slot.starting = asyncio.get_running_loop().create_task(_start_worker())
+            self.counts["restarts"] += 1
+
+    async def _worker(self, slot: _Slot) -> asyncio.subprocess.Process:
+        if slot.starting is not None:
+            starting, slot.starting = slot.starting, None
+            slot.process = await starting
+        if slot.process is None or slot.process.returncode is not None:
+            slot.process = await _start_worker()
+            self.counts["restarts"] += 1
+        return slot.process
+
+    async def _in_process(self, slot: _Slot, job: _Job) -> dict[str, Any]:
+        process = await self._worker(slot)
+        assert process.stdin is not None and process.stdout is not None
+        record, player, spec, seed = job.args
+        line = {"record": record, "player": player, "spec": spec, "seed": seed}
+        line["seconds"] = self.max_seconds * BUDGET_SHARE
+        try:
+            process.stdin.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+            await process.stdin.drain()
+            reply = await asyncio.wait_for(process.stdout.readline(), self.max_seconds)
+        except TimeoutError:
+            self._replace(slot)
+            self.counts["overruns"] += 1
+            raise Overrun(f"ran over the {self.max_seconds:g} s a move may take") from None
+        except asyncio.CancelledError:
+            self._replace(slot)
+            raise
+        except (OSError, ValueError) as exc:
+            self._replace(slot)
+            self.counts["failures"] += 1
+            raise ThinkError(f"its worker failed: {exc}") from None
+        if not reply:
+            if job.future.cancelled():
+                raise asyncio.CancelledError
+            self._replace(slot)
+            self.counts["failures"] += 1
+            raise ThinkError("its worker stopped")
+        answer: dict[str, Any] = json.loads(reply)
+        if "error" in answer:
+            self.counts["failures"] += 1
+            raise ThinkError(str(answer["error"]))
+        result: dict[str, Any] = answer["ok"]
+        return result
+
+    # --- start and stop ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the worker processes (threads need nothing)."""
+        if self.processes:
+            for slot in self._slots:
+                slot.process = await _start_worker()
+
+    async def close(self) -> None:
+        """Cancel everything and stop the workers."""
+        self._closed = True
+        for game in list(self._waiting):
+            self.cancel(game)
+        for slot in self._slots:
+            if slot.job is not None:
+                slot.job.future.cancel()
+            if slot.task is not None:
+                slot.task.cancel()
+        for slot in self._slots:
+            if slot.task is not None:
+                with contextlib.suppress(BaseException):
+                    await slot.task
+            if slot.starting is not None:
+                with contextlib.suppress(BaseException):
+                    slot.process = await slot.starting
+                slot.starting = None
+            process = slot.process
+            if process is not None:
+                _kill(slot)
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(process.wait(), 5)
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+async def _start_worker() -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "dorf.server.workers",
+        str(os.getpid()),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+
+
+def _kill(slot: _Slot) -> None:
+    """Stop a slot's worker process at once (a new one starts with its next job)."""
+    if slot.process is not None and slot.process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            slot.process.kill()
+    slot.process = None
+
+
+# --- the worker process ----------------------------------------------------------------------
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit the moment the server process is gone (this process is then adopted by another)."""
+    while True:
+        if os.getppid() != parent:
+            os._exit(0)
+        time.sleep(WATCH_SECONDS)
+
+
+def worker_main(parent: int) -> int:
+    """A worker: one job a line on stdin, one answer a line on stdout, until stdin closes."""
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    for line in sys.stdin.buffer:
+        try:
+            job = json.loads(line)
+            answer: dict[str, Any] = {
+                "ok": think(job["record"], job["player"], job["spec"], job["seed"], job["seconds"])
+            }
+        except Exception as exc:  # reported to the server, which plays a fallback move
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(int(sys.argv[1])))

@@ -1,0 +1,70 @@
+// The Head to Head draft: the open pool tile by tile, what each player holds; a click takes a
+// tile, a first tap shows it large. Methods of the game page (game.js).
+import { tileIcon, SEAT_COLORS } from "./hex.js";
+import { el, put, plural, media, tapWord } from "./util.js";
+
+export const draftMethods = {
+  renderDraft() {
+    const game = this.game;
+    const me = this.actSeat();
+    const pool = game.pool || [];
+    const hinted = this.hint && this.hint.pick !== undefined ? this.hint.pick : null;
+    const tile = (t, clickable) => {
+      const task = t.task_type ? { type: t.task_type, label: (t.task_type[0] === "r" ? "R" : t.task_type[0].toUpperCase()) + (t.value ?? ""), status: "open", value: t.value, name: t.task_type } : null;
+      const title = `tile ${t.id ?? ""} ${t.face}${t.task_type ? ` ${t.task_type} task ${t.value}` : ""}${t.flag ? " flag" : ""}`;
+      const chosen = clickable && this.draftChoice === t.id;
+      const node = el(clickable ? "button" : "div", {
+        class: `pool-tile${t.task_type ? " task" : ""}${chosen ? " chosen" : ""}${hinted === t.id ? " hinted" : ""}`,
+        type: clickable ? "button" : undefined, title, "data-tile": t.id, "aria-label": title,
+        html: tileIcon(t.face, t.areas, { task, flag: t.flag, small: true, markerScale: 1.7 }, 76) + `<span class="pool-id">${t.id ?? ""}</span>`,
+      });
+      if (clickable) node.addEventListener("click", (e) => this.onPoolTile(t, e));
+      return node;
+    };
+    // What each player holds: the tiles taken so far and the two multicoloured flag tiles dealt to them.
+    const owned = (game.owned || []).map((list, i) => el("div", { class: "owned" },
+      el("h4", {}, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), `${game.seats[i].name}: ${plural(list.length, "tile")} taken`),
+      el("div", { class: "pool small" }, list.map((t) => tile(t, false)),
+        ((game.flags || [])[i] || []).map((t) => {
+          const node = tile({ ...t, id: "⚑" }, false);
+          node.classList.add("flag-tile");
+          return node;
+        }))));
+    const head = me !== null ? `Your pick: ${tapWord()} a tile to take it` : `Waiting for ${game.waiting.map((s) => game.seats[s].name).join(", ")} to pick`;
+    const chosen = pool.find((t) => t.id === this.draftChoice);
+    const detail = chosen && me !== null
+      ? el("div", { class: "pick-detail", id: "pick-detail" },
+        el("span", { html: tileIcon(chosen.face, chosen.areas, { task: chosen.task_type ? { type: chosen.task_type, label: chosen.task_type[0].toUpperCase() + (chosen.value ?? ""), status: "open" } : null, flag: chosen.flag }, 120) }),
+        el("div", {}, el("p", {}, `Tile ${chosen.id}${chosen.task_type ? `: ${chosen.task_type} task ${chosen.value ?? ""}` : ""}`),
+          el("button", { type: "button", id: "take-button", onclick: () => this.pick(chosen.id) }, "Take this tile")))
+      : null;
+    const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;
+    put(this.draftHost,
+      el("h2", {}, `The draft · ${plural(pool.length, "tile")} open`),
+      el("p", { class: `turn-line${me !== null ? " mine" : ""}` }, head,
+        me !== null ? el("button", { type: "button", class: "small secondary", id: "hint-button", onclick: () => this.askHint() }, "Hint") : null),
+      hint, detail,
+      el("div", { class: "pool", id: "draft-pool" }, pool.map((t) => tile(t, me !== null))),
+      el("div", { class: "owned-row" }, owned),
+    );
+  },
+
+  /** A pool tile: a mouse click takes it; a first tap enlarges it, a second tap takes it. */
+  onPoolTile(t, e) {
+    const touch = e.pointerType === "touch" || (e.pointerType === undefined && media("(pointer: coarse)"));
+    if (!touch || this.draftChoice === t.id) {
+      this.pick(t.id);
+      return;
+    }
+    this.draftChoice = t.id;
+    this.renderDraft();
+    this.renderBar();
+  },
+
+  pick(tileId) {
+    const me = this.actSeat();
+    if (me === null || this.busy) return;
+    this.busy = true;
+    this.send({ type: "move", seat: me, pick: tileId });
+  },
+};

@@ -1,0 +1,64 @@
+"""Every engine test runs on both play-area backends: the compiled core and the pure Python one.
+
+The modules listed in ENGINE_TESTS get an extra parameter, ``[compiled]`` and ``[pure]``,
+and run with ``PlayArea()`` making areas of that backend (``dorf.rules.area.use_backend``).
+Where the compiled core is not built (no C compiler, or DORF_PURE=1) they run once, pure;
+``tests/test_backends.py`` fails that run if DORF_REQUIRE_COMPILED=1 (as ``./run.sh test``
+sets it where a C compiler is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dorf.rules.area import COMPILED, use_backend
+
+#: The test modules of the engine (rules, games, formats, players).
+ENGINE_TESTS = {
+    "test_analyse",
+    "test_coop",
+    "test_cli_score",
+    "test_golden",
+    "test_golden_duel",
+    "test_golden_head_to_head",
+    "test_hint",
+    "test_notation",
+    "test_property",
+    "test_property_duel",
+    "test_property_head_to_head",
+    "test_rules",
+    "test_rules_duel",
+    "test_rules_head_to_head",
+    "test_simulate_players",
+    "test_tiles",
+    "test_tileset_duel",
+    "test_tileset_head_to_head",
+}
+AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if Path(metafunc.definition.fspath).stem in ENGINE_TESTS:
+        metafunc.parametrize("engine_backend", AVAILABLE, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
+    """The backend this test's play areas use (None: the default, for tests outside the engine);
+    ``dorf`` commands the test runs as subprocesses get it through DORF_PURE."""
+    name: str | None = getattr(request, "param", None)
+    if name is None:
+        yield None
+        return
+    if name == "pure":
+        monkeypatch.setenv("DORF_PURE", "1")
+    else:
+        monkeypatch.delenv("DORF_PURE", raising=False)
+    previous = use_backend(name)
+    try:
+        yield name
+    finally:
+        use_backend(previous)

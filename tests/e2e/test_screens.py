@@ -1,0 +1,516 @@
+"""The page on a phone and on a wide screen: nothing scrolls sideways, a whole solo game played with
+taps only, the Duel's two areas side by side, the draft by taps, and the small things around them
+(the pad's words, whose log line, the reconnect back-off, a broken game, no inline code)."""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from conftest import PHONE, WIDE, Pages, start_from_lobby, version, wait_version_after
+from dorf.server.screenshots import free_port, running_server
+
+pytestmark = pytest.mark.slow
+
+
+def no_sideways_scroll(page: Any) -> None:
+    widths = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert widths[0] <= widths[1], f"{page.url} is {widths[0]} px wide in a {widths[1]} px window"
+
+
+def inside_viewport(page: Any, selector: str) -> None:
+    box = page.locator(selector).bounding_box()
+    width, height = page.evaluate("[innerWidth, innerHeight]")
+    assert box is not None, f"{selector} is not shown"
+    assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (selector, box)
+
+
+def tappable_cells(page: Any) -> list[list[float]]:
+    """The centres of the highlighted cells a finger (or mouse) can reach: on screen, under no button."""
+    found = page.wait_for_function(
+        """() => { const points = [...document.querySelectorAll('.area-pane.acting .legal-cell')]
+            .map((cell) => { const r = cell.getBoundingClientRect();
+                return [r.x + r.width / 2, r.y + r.height / 2, cell]; })
+            .filter(([x, y, cell]) => document.elementFromPoint(x, y) === cell)
+            .map(([x, y]) => [x, y]);
+            return points.length ? points : null; }"""
+    )
+    points: list[list[float]] = found.json_value()
+    return points
+
+
+def create(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
+    made = httpx.post(server_url + "/api/games", json=body)
+    assert made.status_code == 201, made.text
+    data: dict[str, Any] = made.json()
+    return data
+
+
+def open_game(pages: Pages, server_url: str, made: dict[str, Any], phone: bool = False) -> Any:
+    page = pages.phone() if phone else pages.wide()
+    tokens = ",".join(made["tokens"].values())
+    page.goto(f"{server_url}/game/{made['id']}" + (f"#t={tokens}" if tokens else ""))
+    page.locator(".card-turn h2").wait_for(state="attached")
+    return page
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_a_wide_screen(server_url: str, pages: Pages) -> None:
+    coop = create(server_url, {"mode": "coop", "seed": 3, "seats": [{"kind": "here", "name": "Ann"}]})
+    duel = create(server_url, {"mode": "duel", "seed": 3, "seats": [{"kind": "here"}, {"kind": "online"}]})
+    draft = create(
+        server_url,
+        {
+            "mode": "head-to-head",
+            "seed": 3,
+            "seats": [{"kind": "here"}, {"kind": "computer", "player": "random"}],
+        },
+    )
+    done = create(
+        server_url, {"mode": "coop", "seed": 6, "seats": [{"kind": "computer", "player": "random"}]}
+    )
+    httpx.post(server_url + "/api/campaigns", json={"name": "A family with a long name"})
+    for width, height in (WIDE, PHONE, (360, 740)):
+        page = pages.new(width, height, touch=width < 800)
+        for path in ("/", "/replay", "/campaigns", "/campaigns/A%20family%20with%20a%20long%20name"):
+            page.goto(server_url + path)
+            page.locator("main .card, main section").first.wait_for()
+            no_sideways_scroll(page)
+        page.goto(f"{server_url}/join/{duel['id']}/{duel['invites']['1']}")
+        page.locator("#join-button").wait_for()
+        no_sideways_scroll(page)
+        for made in (coop, duel, draft):
+            page.goto(f"{server_url}/game/{made['id']}#t={','.join(made['tokens'].values())}")
+            page.locator(".legal-cell, #draft-pool .pool-tile").first.wait_for()
+            no_sideways_scroll(page)
+            if width < 800:
+                inside_viewport(page, "#bar-place")
+        page.goto(f"{server_url}/game/{done['id']}")
+        page.locator("#score-pad").wait_for(timeout=60_000)
+        no_sideways_scroll(page)
+        page.goto(f"{server_url}/replay/{done['id']}")
+        page.locator("#step-label").wait_for()
+        no_sideways_scroll(page)
+        assert page.evaluate("scrollY") == 0  # stepping the replay scrolls its list, not the page
+    assert not pages.errors, pages.errors
+
+
+def test_a_whole_solo_game_on_a_phone_with_taps_only(server_url: str, pages: Pages) -> None:
+    page = pages.phone()
+    page.goto(server_url + "/")
+    page.locator("summary", has_text="More").tap()
+    page.locator("#seed").fill("21")
+    page.locator("#start").tap()
+    page.wait_for_url(re.compile(r"/game/"))
+    page.locator(".legal-cell").first.wait_for()
+    page.evaluate(
+        """() => { window.fx = 0;
+            new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+                if (n.classList && n.classList.contains('fx-burst')) window.fx++; })
+            .observe(document.body, { childList: true, subtree: true }); }"""
+    )
+    assert page.locator(".bottom-bar").is_visible()
+    assert not page.locator("#bar-undo").is_visible()  # not a practice game, and nothing to undo
+    # The task list opens as a sheet, and closes.
+    page.locator("#bar-tasks").tap()
+    page.locator("#panel.open .card-tasks").wait_for()
+    page.locator(".sheet-close").tap()
+    page.locator("#panel").wait_for(state="hidden")
+
+    rng = random.Random(4)
+    moves = 0
+    while page.evaluate("document.body.dataset.over") != "1":
+        page.wait_for_function("document.body.dataset.mine === '1' || document.body.dataset.over === '1'")
+        if page.evaluate("document.body.dataset.over") == "1":
+            break
+        cells = tappable_cells(page)
+        x, y = cells[rng.randrange(len(cells))]
+        old = version(page)
+        page.touchscreen.tap(x, y)  # the first tap previews
+        page.locator("#bar-text", has_text="→").wait_for()
+        assert page.locator(".ghost.selected").count() == 1
+        inside_viewport(page, "#bar-place")
+        assert page.locator("#bar-place").is_enabled()
+        if moves % 3 == 1:
+            page.locator("#bar-rotate-right").tap()
+        if moves % 2:
+            page.touchscreen.tap(x, y)  # a second tap on the same cell places
+        else:
+            page.locator("#bar-place").tap()
+        wait_version_after(page, old)
+        moves += 1
+        assert moves < 200
+    pad = page.locator("#score-pad")
+    pad.wait_for()
+    inside_viewport(page, "#score-pad .actions")
+    text = pad.inner_text()
+    assert "Final score" in text and "Grand total (H)" in text and "Completed tasks (S1)" in text
+    assert "S1 tasks" not in text
+    page.locator("#pad-close").tap()
+    page.locator("#bar-more").tap()
+    assert "Final score" in page.locator("#card-score").inner_text()
+    assert "if the game ended now" not in page.locator("#card-score").inner_text()
+    log = page.locator(".log li")
+    assert log.count() >= moves
+    assert log.filter(has=page.locator(".who", has_text="Player 1")).count() >= moves
+    completed = page.locator(".log li.log-completed").count()
+    failed = page.locator(".log li.log-failed").count()
+    if completed:
+        assert page.evaluate("window.fx") >= 1  # a completed task was celebrated on the board
+    assert page.locator(".marks .task-marker.failed .cross").count() == failed
+    assert not pages.errors, pages.errors
+
+
+def test_a_duel_against_the_computer_on_a_wide_screen_shows_both_areas(server_url: str, pages: Pages) -> None:
+    page = pages.wide()
+    start_from_lobby(page, server_url, "The Duel", ("Ann", "Bob"))
+    page.locator(".legal-cell").first.wait_for()
+    assert not page.locator(".area-tabs").is_visible()  # no tabs: both areas are on the screen
+    rng = random.Random(8)
+    turns = 0
+    while page.evaluate("document.body.dataset.over") != "1":
+        panes = [page.locator(f'.area-pane[data-area="{i}"] svg.board').bounding_box() for i in (0, 1)]
+        assert all(box and box["width"] > 400 and box["height"] > 500 for box in panes), panes
+        assert panes[0]["x"] + panes[0]["width"] <= panes[1]["x"]  # side by side
+        assert page.locator('.area-pane[data-area="1"] .legal-cell').count() == 0
+        assert "Your turn" not in page.locator('.area-pane[data-area="1"] .banner').inner_text()
+        page.wait_for_function("document.body.dataset.mine === '1' || document.body.dataset.over === '1'")
+        if page.evaluate("document.body.dataset.over") == "1":
+            break
+        cells = tappable_cells(page)
+        x, y = cells[rng.randrange(len(cells))]
+        old = version(page)
+        page.mouse.click(x, y)
+        page.locator(".card-preview .score-delta").wait_for()
+        page.mouse.click(x, y)
+        wait_version_after(page, old)
+        turns += 1
+        assert turns < 100
+    page.locator("#score-pad").wait_for()
+    pad = page.locator("#score-pad").inner_text()
+    assert re.search(r"wins|shared victory", pad) and "Subtotal: tasks" in pad and "Result" in pad
+    assert page.locator(".log .who", has_text="Bob").count() >= turns - 1
+    assert not pages.errors, pages.errors
+
+
+def test_tabs_on_a_narrower_screen_keep_your_banner_on_your_area(server_url: str, pages: Pages) -> None:
+    made = create(
+        server_url,
+        {
+            "mode": "duel",
+            "seed": 9,
+            "seats": [{"kind": "here", "name": "Ann"}, {"kind": "online", "name": "Bob"}],
+        },
+    )
+    page = pages.new(1000, 800)
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+    page.locator(".legal-cell").first.wait_for()
+    assert page.locator(".area-tabs").is_visible()
+    assert page.locator(".area-pane.focus .banner").inner_text().startswith("Your turn")
+    page.locator('.area-tabs .tab[data-area="1"]').click()
+    assert page.locator(".area-pane.focus").get_attribute("data-area") == "1"
+    banner = page.locator(".area-pane.focus .banner").inner_text()
+    assert "Your turn" not in banner and "Bob is placing this tile" in banner
+    assert page.locator(".area-pane.focus .legal-cell").count() == 0
+    page.locator('.area-tabs .tab[data-area="0"]').click()
+    assert page.locator(".area-pane.focus .legal-cell").count() > 0
+    assert not pages.errors, pages.errors
+
+
+def test_the_draft_on_a_phone_a_tap_enlarges_a_second_takes(server_url: str, pages: Pages) -> None:
+    made = create(
+        server_url,
+        {
+            "mode": "head-to-head",
+            "seed": 2,
+            "seats": [{"kind": "here"}, {"kind": "computer", "player": "random"}],
+        },
+    )
+    page = open_game(pages, server_url, made, phone=True)
+    for _ in range(2):
+        page.wait_for_function("document.body.dataset.mine === '1'")
+        tile = page.locator("#draft-pool button.pool-tile").first
+        taken = tile.get_attribute("data-tile")
+        old = version(page)
+        tile.tap()
+        page.locator("#pick-detail").wait_for()
+        assert version(page) == old  # a first tap only shows the tile large
+        assert page.locator(f'#draft-pool .pool-tile.chosen[data-tile="{taken}"]').count() == 1
+        inside_viewport(page, "#bar-place")
+        if _ == 0:
+            tile.tap()
+        else:
+            page.locator("#bar-place").tap()
+        wait_version_after(page, old)
+        page.wait_for_function(f"!document.querySelector('#draft-pool [data-tile=\"{taken}\"]')")
+    no_sideways_scroll(page)
+    assert not pages.errors, pages.errors
+
+
+def test_the_lobby_sends_practice_and_who_starts(server_url: str, pages: Pages) -> None:
+    page = pages.wide()
+    page.goto(server_url + "/")
+    page.locator("label.mode", has_text="The Duel").click()
+    page.locator(".seat-name").nth(1).fill("Bob")
+    page.locator("#first").select_option("2")
+    page.locator("#practice").check()
+    with page.expect_request(lambda r: r.url.endswith("/api/games") and r.method == "POST") as sent:
+        page.locator("#start").click()
+    body = sent.value.post_data_json
+    assert body["practice"] is True and body["first"] == 2 and body["mode"] == "duel"
+    page.wait_for_url(re.compile(r"/game/"))
+    # The seat choices: the server's computer levels, or the old list where it offers none.
+    page.goto(server_url + "/")
+    page.locator("label.mode", has_text="The Duel").click()
+    levels = httpx.get(server_url + "/api/levels")
+    if levels.status_code == 200:  # the server's levels, each with its strength in this game
+        labels = [level["label"] for level in levels.json()["levels"]]
+        page.wait_for_function(
+            f"[...document.querySelectorAll('.seat-kind option')].some((o) => o.text.includes({labels[0]!r}))"
+        )
+    else:  # a server without the list: the old players
+        labels = ["random", "greedy", "search 1 s"]
+    options = " ".join(page.locator(".seat-kind").nth(1).locator("option").all_inner_texts())
+    assert all(f"Computer · {label}" in options for label in labels), options
+    assert page.evaluate(
+        "import('/static/util.js').then((u) => [u.plural(1, 'mountain'), u.plural(2, 'lake')])"
+    ) == [
+        "1 mountain",
+        "2 lakes",
+    ]
+    assert not pages.errors, pages.errors
+
+
+def test_the_page_runs_under_the_servers_content_security_policy(tmp_path: Path, pages: Pages) -> None:
+    """No inline script, inline handler or eval: the page works under the policy dorf serve sends."""
+    with running_server(tmp_path / "dorf.sqlite3", page_policy=True) as server:
+        page = pages.wide()
+        violations: list[str] = []
+        page.on(
+            "console",
+            lambda msg: violations.append(msg.text) if "Content Security Policy" in msg.text else None,
+        )
+        page.goto(server.url + "/")
+        policy = page.evaluate("fetch('/').then((r) => r.headers.get('content-security-policy'))") or ""
+        assert "script-src 'self';" in policy and "unsafe-eval" not in policy, policy
+        page.locator("#start").click()
+        page.wait_for_url(re.compile(r"/game/"))
+        cell = page.locator(".legal-cell").first
+        old = version(page)
+        cell.click()
+        page.locator("#place-button").click()
+        wait_version_after(page, old)
+        page.locator("#rotate-button").click()
+        page.keyboard.press("n")
+        page.locator(".ghost.selected").wait_for()
+        page.goto(server.url + "/replay")
+        page.locator("#record-file").wait_for()
+        page.goto(server.url + "/campaigns")
+        page.locator("#campaign-name").wait_for()
+    assert not violations, violations
+    assert not pages.errors, pages.errors
+
+
+def test_reconnecting_tries_again_within_two_seconds_while_the_page_is_watched(
+    tmp_path: Path, pages: Pages
+) -> None:
+    db = tmp_path / "dorf.sqlite3"
+    port = free_port()
+    with running_server(db, port=port) as server:
+        made = create(server.url, {"mode": "coop", "seed": 2, "seats": [{"kind": "here"}]})
+        page = pages.wide()
+        page.goto(f"{server.url}/game/{made['id']}#t={made['tokens']['0']}")
+        page.locator(".legal-cell").first.wait_for()
+    # The server is gone: the page keeps trying, never waiting more than 2 s between tries.
+    page.wait_for_function(
+        "Number(document.getElementById('status').dataset.retries || 0) >= 5", timeout=30_000
+    )
+    waits = page.evaluate("JSON.parse(document.getElementById('status').dataset.waits)")
+    assert max(waits) <= 2000 and waits == sorted(waits), waits
+    with running_server(db, port=port):
+        page.wait_for_function(
+            "document.getElementById('status').textContent === 'connected'", timeout=10_000
+        )
+        page.locator(".legal-cell").first.wait_for()
+    pages.errors[:] = [e for e in pages.errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
+    assert not pages.errors, pages.errors
+
+
+def test_a_broken_game_is_shown_with_its_reason(tmp_path: Path, pages: Pages) -> None:
+    db = tmp_path / "dorf.sqlite3"
+    with running_server(db) as server:
+        made = create(server.url, {"mode": "coop", "seed": 2, "seats": [{"kind": "here"}]})
+        legal = httpx.get(f"{server.url}/api/games/{made['id']}").json()
+        assert not legal["over"]
+        first = httpx.post(
+            f"{server.url}/api/games/{made['id']}/move",
+            json={"token": made["tokens"]["0"], "seat": 0, "at": [0, 0], "rot": 0},
+        )
+        assert first.status_code == 200, first.text
+    with sqlite3.connect(db) as conn:  # a decision that no longer fits the game
+        conn.execute(
+            "UPDATE server_decision SET decision = ? WHERE game_id = ?", ('{"at":[9,9],"rot":0}', made["id"])
+        )
+    with running_server(db) as server:
+        page = pages.wide()
+        page.goto(f"{server.url}/game/{made['id']}#t={made['tokens']['0']}")
+        page.locator("#broken-reason").wait_for()
+        assert "This game is broken" in page.locator("#card-turn").inner_text()
+        assert page.locator("#broken-reason").inner_text().strip()
+        assert page.locator(".legal-cell").count() == 0
+        page.goto(server.url + "/")
+        page.locator("ul.games small.bad").wait_for()
+    pages.errors[:] = [e for e in pages.errors if "status of 410" not in e]
+    assert not pages.errors, pages.errors
+
+
+def test_markers_stay_readable_zoomed_out_and_say_what_they_are(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 5, "seats": [{"kind": "here", "name": "Ann"}]})
+    page = open_game(pages, server_url, made)
+    for _ in range(3):  # three task tiles come first: three markers on the board
+        page.locator(".legal-cell").first.wait_for()
+        old = version(page)
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+    page.locator(".legal-cell").first.wait_for()
+    sizes = page.evaluate(
+        "[...document.querySelectorAll('.marks .task-marker')].map((m) => m.getBoundingClientRect().width)"
+    )
+    assert len(sizes) == 3 and min(sizes) >= 24, sizes
+    for _ in range(12):
+        page.keyboard.press("-")
+    page.wait_for_function("document.querySelector('svg.board').classList.contains('compact')")
+    dots = page.evaluate(
+        "[...document.querySelectorAll('.marks .task-marker .dot')]"
+        ".map((d) => d.getBoundingClientRect().width)"
+    )
+    assert len(dots) == 3 and min(dots) >= 14, dots
+    tile = page.evaluate("document.querySelector('.ground > g').dataset.at")
+    box = page.locator(f'.ground > g[data-at="{tile}"]').bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tip = page.locator(".board-tip")
+    tip.wait_for()
+    assert re.search(r"\d+ of \d+ tiles", tip.inner_text()), tip.inner_text()
+    assert not pages.errors, pages.errors
+
+
+def test_a_placed_tile_settles_unless_motion_is_reduced(server_url: str, browser: Any, pages: Pages) -> None:
+    moved = []
+    for reduced in (False, True):
+        made = create(server_url, {"mode": "coop", "seed": 7, "seats": [{"kind": "here"}]})
+        page = pages.wide()
+        page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
+        page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+        page.locator(".legal-cell").first.wait_for()
+        page.evaluate(
+            """() => { window.moves = 0;
+                new MutationObserver((changes) => { window.moves += changes.length; })
+                .observe(document.querySelector('.ground'),
+                         { attributes: true, subtree: true, attributeFilter: ['transform'] }); }"""
+        )
+        old = version(page)
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+        page.wait_for_timeout(300)
+        moved.append(page.evaluate("window.moves"))
+        assert page.locator(".ground [transform]").count() == 0  # settled: nothing left askew
+    assert moved[0] > 0 and moved[1] == 0, moved
+    assert not pages.errors, pages.errors
+
+
+def test_the_hint_button_chooses_a_cell_or_says_why_not(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 3, "practice": True, "seats": [{"kind": "here"}]})
+    page = open_game(pages, server_url, made)
+    page.locator(".legal-cell").first.wait_for()
+    page.locator("#hint-button").click()
+    hint = page.locator("#hint-text")
+    hint.wait_for()
+    if "bad" in (hint.get_attribute("class") or ""):
+        assert "not available" in hint.inner_text() or hint.inner_text().strip()
+    else:
+        page.locator(".ghost.selected").wait_for()
+        page.locator("#place-button").wait_for()
+        old = version(page)
+        page.locator("#place-button").click()
+        wait_version_after(page, old)
+    assert not pages.errors, pages.errors
+
+
+def test_one_finger_pans_and_two_fingers_zoom_the_board(server_url: str, pages: Pages) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 4, "seats": [{"kind": "here"}]})
+    page = open_game(pages, server_url, made, phone=True)
+    page.locator(".legal-cell").first.wait_for()
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, points: list[tuple[float, float]]) -> None:
+        cdp.send(
+            "Input.dispatchTouchEvent",
+            {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]},
+        )
+
+    def view() -> list[float]:
+        transform = page.locator("svg.board > g").get_attribute("transform")
+        return [float(n) for n in re.findall(r"-?[\d.]+", transform)]
+
+    x0, y0, k0 = view()
+    touch("touchStart", [(200, 400)])
+    for step in range(1, 6):
+        touch("touchMove", [(200 + 12 * step, 400 + 8 * step)])
+    touch("touchEnd", [])
+    x1, y1, k1 = view()
+    assert (round(x1 - x0), round(y1 - y0), k1) == (60, 40, k0)  # dragged 60 x 40 px, same zoom
+    touch("touchStart", [(150, 400), (250, 400)])
+    for step in range(1, 6):
+        touch("touchMove", [(150 - 10 * step, 400), (250 + 10 * step, 400)])
+    touch("touchEnd", [])
+    assert view()[2] == pytest.approx(k1 * 2, rel=0.05)  # fingers twice as far apart: twice the zoom
+    assert version(page) == 0  # neither gesture placed anything
+    assert not pages.errors, pages.errors
+
+
+def test_only_a_practice_game_offers_undo_and_says_it_is_one(server_url: str, pages: Pages) -> None:
+    page = pages.wide()
+    made = create(server_url, {"mode": "coop", "seed": 6, "seats": [{"kind": "here"}]})
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+    page.locator(".legal-cell").first.wait_for()
+    old = version(page)
+    page.keyboard.press("n")
+    page.keyboard.press("Enter")
+    wait_version_after(page, old)
+    assert page.locator("#undo-button").count() == 0 and page.locator("#practice-badge").count() == 0
+
+    page.goto(server_url + "/")
+    page.locator(".seat-kind").nth(0).select_option("online")
+    page.locator("#add-seat").click()
+    assert page.locator("#practice").is_disabled()  # undo would take back an online player's move
+    page.locator(".seat-kind").nth(0).select_option("here")
+    page.locator(".seat-name").nth(0).fill("Ann")
+    page.locator(".seat-name").nth(1).fill("Bob")
+    page.locator("#first").select_option("2")
+    page.locator("#practice").check()
+    page.locator("#start").click()
+    page.wait_for_url(re.compile(r"/game/"))
+    page.locator(".legal-cell").first.wait_for()
+    assert page.locator("#practice-badge").is_visible()
+    assert page.locator("#turn-line").inner_text() == "Bob: your turn"  # Bob was chosen to start
+    assert "Bob started." in page.locator("#card-turn").inner_text()
+    assert page.locator("#undo-button").count() == 0  # nothing to take back at move 0
+    old = version(page)
+    page.keyboard.press("n")
+    page.keyboard.press("Enter")
+    wait_version_after(page, old)
+    assert page.locator("#turn-line").inner_text() == "Ann: your turn"
+    old = version(page)
+    page.locator("#undo-button").click()
+    wait_version_after(page, old)
+    assert page.locator(".ground > g").count() == 0
+    assert page.locator("#turn-line").inner_text() == "Bob: your turn"
+    assert not pages.errors, pages.errors
