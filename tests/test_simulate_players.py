@@ -228,3 +228,17 @@ def test_make_player_budgets_reach_the_search_player() -> None:
     assert isinstance(player, SearchPlayer) and player.iterations == 3
     with pytest.raises(ValueError, match="unknown player"):
         make_player("oracle")
+
+
+def test_search_v1_is_todays_search_player_unchanged() -> None:
+    """The fixed baseline: the same decisions as ``search``, and the score ``search:2`` made on
+    seed 3 before the planner came (74, from main at e2013de)."""
+    scores = []
+    for spec in ("search-v1:2", "search:2"):
+        state = CoopGame(seed=3).new_state()
+        player = make_player(spec, 3)
+        assert isinstance(player, SearchPlayer)
+        while not state.is_over:
+            state.play(player.choose(state.view()))  # type: ignore[arg-type]
+        scores.append(state.score().total)
+    assert scores == [74, 74]

@@ -11,6 +11,7 @@ from dorf.cli import main
 from dorf.games.coop import CoopGame
 from dorf.players.evaluation import read_weights
 from dorf.players.planner import PlannerPlayer
+from dorf.tune import shipped_path
 
 
 def _tune(out: Path, *extra: str) -> int:
@@ -73,3 +74,30 @@ def test_bad_tuning_set_ups_are_one_line(tmp_path: Path, capsys: pytest.CaptureF
         == 2
     )
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_cross_entropy_stage_runs_from_a_seed_and_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    stage = ["--rounds", "1", "--cem-generations", "1", "--cem-population", "2", "--cem-elite", "1"]
+    stage += ["--cem-games", "2"]
+    assert _tune(first, *stage) == 0
+    out = capsys.readouterr().out
+    assert "cross-entropy generation 1/1: mean weights " in out
+    document = json.loads(first.read_text())
+    assert (
+        "--cem-generations 1 --cem-population 2 --cem-elite 1 --cem-games 2" in document["tuning"]["command"]
+    )
+    assert [g["generation"] for g in document["tuning"]["cross_entropy"]] == [1]
+    assert _tune(second, *stage) == 0
+    assert read_weights(second.read_text()) == read_weights(first.read_text())
+
+
+@pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
+def test_the_shipped_weights_say_which_tune_command_wrote_them(mode: str) -> None:
+    document = json.loads(shipped_path(mode).read_text(encoding="utf-8"))
+    command = document["tuning"]["command"]
+    assert command.startswith(f"dorf tune --mode {mode} --seed ")
+    assert document["tuning"]["seconds"] > 0 and document["tuning"]["rounds"]

@@ -467,6 +467,8 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": mode, "games": games, "players": results[0]["players"]}
     if mode == "coop":
         out["team"] = {name: Stats.of(v).as_json() for name, v in seat_values(results).items()}
+        moves = sum(result["moves"] for result in results)
+        out["seconds_a_move"] = round(sum(result["seconds"] for result in results) / max(moves, 1), 5)
         return out
     out["seats"] = [
         {name: Stats.of(v).as_json() for name, v in seat_values(results, seat).items()} for seat in (0, 1)
@@ -537,6 +539,10 @@ def summary_lines(summary: dict[str, Any], header: str | None = None) -> list[st
         who = players[0] if len(players) == 1 else f"{len(players)} x {players[0]} (hot-seat)"
         lines.append(f"team: {who}")
         lines.extend(_table(summary["team"]))
+        if "seconds_a_move" in summary:
+            lines.append(
+                f"time a move: {summary['seconds_a_move'] * 1000:.1f} ms (the games' seconds / their moves)"
+            )
         return lines
     games = summary["games"]
     if "roles" in summary:

@@ -275,7 +275,6 @@ def _logistic(weights: Sequence[float], features: Sequence[float]) -> float:
     return _sigmoid(sum(w * f for w, f in zip(weights, features, strict=True)))
 
 
-_GAINS: dict[tuple[float, float], dict[tuple[str, str], tuple[float, ...]]] = {}
 _LOG1P = tuple(math.log1p(n) for n in range(256))
 
 
@@ -299,9 +298,6 @@ class Evaluator:
         self._points = tuple(weights.flag_points[name] for name in FLAG_POINTS)
         self.joined_edge = weights.rollout["joined_edge"]
         self.mismatched_edge = weights.rollout["mismatched_edge"]
-        #: The look-ahead's cache of what a face's edges earn against the letters around a cell
-        #: (shared by every evaluator with the same edge weights).
-        self.gains = _GAINS.setdefault((self.joined_edge, self.mismatched_edge), {})
 
     def terms(
         self,

@@ -9,7 +9,6 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from heapq import nlargest
 from typing import Any
 
 from dorf.games.coop import PlayerView
@@ -19,7 +18,7 @@ from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.evaluation import Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits, open_cells
 from dorf.players.search import SearchPlayer
-from dorf.rules.area import Placement, PlayArea, contact_counts, placements_of
+from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_LETTERS
@@ -455,19 +454,13 @@ class PlannerPlayer:
         """The rollout's move: the best by quick evaluation among the best few by edge contacts."""
         ev = self.evaluator
         face = tile.face
-        gains_of = ev.gains.get
-        surroundings = area.surroundings
         noise = rng.random
-        around_cell = -1
-        gains: tuple[float, ...] = ()
-        touching = []
-        for cell, k in moves:
-            if cell != around_cell:
-                around_cell = cell
-                around = surroundings(cell)
-                gains = gains_of((face, around)) or self._gain_row(face, around)
-            touching.append((gains[k] + noise() * 0.01, cell, k))
-        shortlist = nlargest(self.shortlist, touching)
+        # Each move's edge contacts plus a little noise, best first (PlayArea.contact_values).
+        touching = area.contact_values(
+            face, moves, ev.joined_edge, ev.mismatched_edge, [noise() for _ in moves]
+        )
+        size = self.shortlist
+        shortlist = touching[:size]
         if self.task_aware:
             targets: set[int] = set()
             for open_task in area.tasks:
@@ -481,14 +474,13 @@ class PlannerPlayer:
                     if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
                         targets.update(open_cells(area, cell, letter))
             if targets:
-                chosen = {(cell, k) for _, cell, k in shortlist}
-                extra = [t for t in touching if t[1] in targets and (t[1], t[2]) not in chosen]
-                shortlist += nlargest(self.shortlist, extra)
+                extra = [entry for entry in touching[size:] if entry[1][0] in targets][:size]
+                shortlist = shortlist + extra
         flag = tile.flag
         if flag is not None:
             flags = [*flags, (-1, flag)]
-        best = (-1e9, 0.0, shortlist[0][1], shortlist[0][2])
-        for gain, cell, k in shortlist:
+        best = (-1e9, 0.0, *shortlist[0][1])
+        for gain, (cell, k) in shortlist:
             area.push(face, cell, k, flag=flag, task=task)
             if flag is not None:
                 flags[-1] = (cell, flag)
@@ -497,16 +489,6 @@ class PlannerPlayer:
             if value > best[0]:
                 best = (value, gain, cell, k)
         return best[1], (best[2], best[3])
-
-    def _gain_row(self, face: str, around: str) -> tuple[float, ...]:
-        """Per rotation, what the edges of ``face`` earn against the letters ``around`` a cell."""
-        ev = self.evaluator
-        row = []
-        for k in range(6):
-            same, other = contact_counts(rotate(face, k), around)
-            row.append(ev.joined_edge * same - ev.mismatched_edge * other)
-        found = ev.gains[(face, around)] = tuple(row)
-        return found
 
 
 def task_of(
