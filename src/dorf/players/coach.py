@@ -46,9 +46,10 @@ from dorf.games.coop import CoopState
 from dorf.games.duel import DuelState, DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import Revealed
-from dorf.players.explain import effects, gains, summary
+from dorf.players.evaluation import BOARD_FEATURES, Evaluator, load_weights
+from dorf.players.explain import FLAG_NAMES, effects, gains, summary
 from dorf.players.outlook import Fits
-from dorf.players.planner import PlannerPlayer, fits_of
+from dorf.players.planner import PlannerPlayer, fits_of, position_of
 from dorf.players.registry import View, make_player
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
@@ -158,19 +159,109 @@ def fits_for(view: View) -> Fits:
     return fits_of("duel" if isinstance(view, DuelView) else "base")
 
 
+#: A change worth telling: expected points (a task's value, or a flag territory's size, times the
+#: learned models' chance of completing or closing it).
+TOLD_POINTS = 0.75
+
+
+@dataclass(frozen=True)
+class _Outlook:
+    """After a placement: each open task's and flag territory's chance, and the dead frontier cells."""
+
+    #: Per task index and flag cell: its name, chance, and points if it comes off.
+    tasks: dict[int, tuple[str, float, float]]
+    flags: dict[int, tuple[str, float, float]]
+    dead: float
+    tight: float
+    stuck: float
+
+
+def _outlook(view: View, placement: Placement) -> _Outlook:
+    position = position_of(view)
+    evaluator = Evaluator(load_weights(position.mode))
+    area = position.area
+    cell = cell_of(*placement.at)
+    flags = list(position.flags)
+    if position.flag is not None:
+        flags.append((cell, position.flag))
+    area.push(position.face, cell, placement.rot, flag=position.flag, task=position.task)
+    try:
+        terms = evaluator.terms(
+            area, flags, position.landscapes_left, position.tasks_left, position.supply, position.fits
+        )
+        tasks = {
+            i: (str(area.tasks[i].spec), evaluator.task_chance(f), float(value))
+            for i, value, f in terms.tasks
+        }
+    finally:
+        area.pop()
+    letters = dict(flags)
+    flag_chances = {
+        at: (FLAG_NAMES.get(letters[at], letters[at]), evaluator.flag_chance(f), float(size))
+        for at, size, _, f in terms.flags
+    }
+    board = dict(zip(BOARD_FEATURES, terms.board, strict=True))
+    return _Outlook(tasks, flag_chances, board["dead_cells"], board["tight_cells"], board["stuck_tasks"])
+
+
+def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 2) -> list[str]:
+    """What ``better`` does for the game to come that ``worse`` does not, by the learned models:
+    a task's or a flag's chance raised ("keeps the forest flag closable"), fewer dead cells."""
+    mine, theirs = _outlook(view, better), _outlook(view, worse)
+    found: list[tuple[float, str]] = []
+    for index, (name, chance, points) in mine.tasks.items():
+        before = theirs.tasks.get(index, (name, 0.0, points))[1]
+        if (chance - before) * points >= TOLD_POINTS:
+            found.append(
+                (
+                    (chance - before) * points,
+                    f"keeps {name} likely to complete ({chance:.0%}, the other {before:.0%})",
+                )
+            )
+    for at, (name, chance, points) in mine.flags.items():
+        before = theirs.flags.get(at, (name, 0.0, points))[1]
+        if (chance - before) * points >= TOLD_POINTS:
+            found.append(
+                (
+                    (chance - before) * points,
+                    f"keeps the {name} flag closable ({chance:.0%}, the other {before:.0%})",
+                )
+            )
+    expected = sum(c * p for _, c, p in mine.tasks.values()) + sum(c * p for _, c, p in mine.flags.values())
+    expected -= sum(c * p for _, c, p in theirs.tasks.values()) + sum(
+        c * p for _, c, p in theirs.flags.values()
+    )
+    if not found and expected >= TOLD_POINTS:
+        found.append((expected, f"raises the open tasks' and flags' expected points by {expected:.1f}"))
+    if mine.stuck < theirs.stuck:
+        found.append((0.5, "leaves no task where no tile can reach it"))
+    if mine.dead < theirs.dead:
+        gaps = int(theirs.dead - mine.dead)
+        found.append((0.1 * gaps, f"leaves {gaps} gap{'s' * (gaps != 1)} fewer where no tile fits"))
+    if mine.tight < theirs.tight:
+        cells = int(theirs.tight - mine.tight)
+        found.append((0.05 * cells, f"leaves {cells} cell{'s' * (cells != 1)} fewer that few tiles fit"))
+    found.sort(key=lambda item: -item[0])
+    return [text for _, text in found[:limit]]
+
+
 def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, ...]:
-    """What ``better`` gains over ``worse`` for the tile of this view, in words."""
+    """What ``better`` gains over ``worse`` for the tile of this view, in words: what it does now
+    ("completes grain 5"), then what it does for the game to come ("keeps the forest flag
+    closable"), at most three."""
     revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
     if revealed is None or better == worse:
         return ()
     face, task, flag = revealed.tile.face, revealed.task, revealed.tile.flag
     fits = fits_for(view)
-    return tuple(
-        gains(
-            effects(view.area, face, task, flag, better, fits),
-            effects(view.area, face, task, flag, worse, fits),
-        )
+    now = gains(
+        effects(view.area, face, task, flag, better, fits),
+        effects(view.area, face, task, flag, worse, fits),
     )
+    later = outlook_gains(view, better, worse)
+    edges = [r for r in now if r.startswith(("joins", "puts"))]
+    told = [r for r in now if r not in edges] + later + edges
+    return tuple(told[:3])
 
 
 def _placement_turn(state: GameState, raw: Any) -> tuple[int, int, Revealed, View] | None:
@@ -225,6 +316,8 @@ def analyse_record(
                 preferred = weighed[0][1]
                 loss = weighed[0][0] - weighed[index][0]
                 why = reasons_for(view, preferred, played) if loss > 0 else ()
+                if loss > 0 and not why:
+                    why = (f"leaves better chances for the tiles to come (about {loss:.1f} points)",)
                 verdicts.append(
                     Verdict(
                         number,

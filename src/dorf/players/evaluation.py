@@ -398,6 +398,14 @@ class Evaluator:
         board = (landscapes_left, free, stuck, dead, tight, frontier_size, river_ends, track_ends, pair_ends)
         return Terms(now, task_terms, flag_terms, tuple(float(x) for x in board))
 
+    def task_chance(self, features: Sequence[float]) -> float:
+        """The chance the model gives an open task with these features of being completed."""
+        return _logistic(self._task, features)
+
+    def flag_chance(self, features: Sequence[float]) -> float:
+        """The chance the model gives an open flag territory with these features of closing."""
+        return _logistic(self._flag, features)
+
     def value_of(self, terms: Terms) -> float:
         """The weighted sum of a position's terms: the estimated final score."""
         task_w = self._task

@@ -243,18 +243,40 @@ def _read_effects(
 
 def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> list[str]:
     """What ``better`` achieves that ``worse`` does not, in words, most important first: its own
-    effects that ``worse`` lacks, and the opposite of ``worse``'s harmful effects it avoids."""
-    mine = {e.key for e in better}
-    theirs = {e.key for e in worse}
+    effects that ``worse`` lacks or has less of (a task brought nearer its target), the opposite of
+    ``worse``'s harmful effects it avoids, and edges joined or kept off other terrain."""
+    mine = {e.key: e for e in better}
+    theirs = {e.key: e for e in worse}
     found: list[tuple[float, str]] = []
     for e in better:
-        if e.key not in theirs and e.weight > 0 and e.key not in ("joined",):
+        if e.key in ("joined", "mismatched") or e.weight <= 0:
+            continue
+        other = theirs.get(e.key)
+        if other is None or (e.weight > other.weight and e.text != other.text):
             found.append((e.weight, e.text))
     for e in worse:
         if e.key not in mine and e.weight < 0 and e.opposite:
             found.append((-e.weight, e.opposite))
+    joined = [_count(mine.get("joined")), _count(theirs.get("joined"))]
+    if joined[0] > joined[1]:
+        found.append(
+            (0.5 * (joined[0] - joined[1]), f"joins {joined[0]} edges (the other placement {joined[1]})")
+        )
+    against = [_count(mine.get("mismatched")), _count(theirs.get("mismatched"))]
+    if against[0] < against[1]:
+        found.append(
+            (
+                0.4 * (against[1] - against[0]),
+                f"puts {against[0]} edges against another terrain (the other placement {against[1]})",
+            )
+        )
     found.sort(key=lambda item: -item[0])
     return [text for _, text in found[:limit]]
+
+
+def _count(effect: Effect | None) -> int:
+    """The number of edges an edge effect ("joins 3 edges") counts (0 for none)."""
+    return 0 if effect is None else int(effect.text.split()[1])
 
 
 def summary(found: Sequence[Effect], limit: int = 3) -> list[str]:
