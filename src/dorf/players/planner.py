@@ -26,6 +26,9 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
+#: Sampled futures a decision by default (``planner``, the ``expert`` level): about 0.3 s a solo
+#: placement on one core of the 2-core VM with the compiled core (docs/players.md).
+DEFAULT_FUTURES = 48
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
 #: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
@@ -175,7 +178,7 @@ class PlannerPlayer:
         halving: bool = False,
     ) -> None:
         if iterations is None and seconds is None:
-            iterations = 24
+            iterations = DEFAULT_FUTURES
         self.seed = seed
         self.rng = random.Random(seed)
         self.iterations = iterations
