@@ -45,9 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponent",
         default=None,
-        metavar="human|random|greedy|search[:BUDGET]",
-        help="two-player modes: human (two people, hot-seat; the default) or a computer player: "
-        "random, greedy, search, search:2s (seconds a move), search:40 (sampled futures a move)",
+        metavar="human|easy|medium|hard|expert|PLAYER[:BUDGET]",
+        help="two-player modes: human (two people, hot-seat; the default) or a computer: a level "
+        "(easy, medium, hard, expert) or a player (random, greedy, search-v1, planner, with a budget "
+        "such as planner:96 futures or planner:2s seconds a move)",
     )
     play.add_argument("--players", type=positive, default=None, help="number of players, 1 to 6 (coop)")
     play.add_argument(
@@ -86,9 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
     bench.add_argument(
         "--measure",
-        choices=("play", "search", "memory"),
+        choices=("play", "search", "planner", "memory"),
         default="play",
-        help="play: random games (placements/s); search: the search player (futures/s); "
+        help="play: random games (placements/s); search, planner: that player (futures/s); "
         "memory: bytes of the fullest play area",
     )
     bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")

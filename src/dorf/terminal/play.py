@@ -64,7 +64,7 @@ Commands:
   moves         list every legal placement, by cell
   rotations     draw the tile in each rotation, with the number of cells where it fits
   map           draw the map and the turn again
-  hint          what the search player would play here, and what each choice is worth
+  hint          what the coach (the planner) would play here, and why
   undo          practice games (dorf play --practice): take back the last placement
   save FILE     write the game record (dorf-record/1) to FILE
   help          this text
