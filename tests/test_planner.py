@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -163,6 +165,14 @@ def test_every_level_is_a_player_and_the_levels_go_from_easy_to_expert() -> None
         assert make_player(level.name).name in ("greedy", "search", "planner")
         assert set(level.figures) == {"coop", "duel", "head-to-head"}
     assert isinstance(make_player("expert"), PlannerPlayer)
+
+
+def test_every_level_figure_is_measured_and_in_the_docs() -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "players.md").read_text(encoding="utf-8")
+    for level in levels():
+        for mode, figure in level.figures.items():
+            assert re.search(r"\d", figure), (level.name, mode, figure)
+            assert figure in docs, (level.name, mode, figure)
 
 
 def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:

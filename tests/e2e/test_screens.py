@@ -278,6 +278,11 @@ def test_the_lobby_sends_practice_and_who_starts(server_url: str, pages: Pages) 
         labels = ["random", "greedy", "search 1 s"]
     options = " ".join(page.locator(".seat-kind").nth(1).locator("option").all_inner_texts())
     assert all(f"Computer · {label}" in options for label in labels), options
+    if levels.status_code == 200:  # each level shows what it was measured to do in the Duel
+        shown = [
+            f"Computer · {level['label']} ({level['figures']['duel']})" for level in levels.json()["levels"]
+        ]
+        assert all(text in options for text in shown), (shown, options)
     assert page.evaluate(
         "import('/static/util.js').then((u) => [u.plural(1, 'mountain'), u.plural(2, 'lake')])"
     ) == [

@@ -260,14 +260,18 @@ def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> 
     joined = [_count(mine.get("joined")), _count(theirs.get("joined"))]
     if joined[0] > joined[1]:
         found.append(
-            (0.5 * (joined[0] - joined[1]), f"joins {joined[0]} edges (the other placement {joined[1]})")
+            (
+                0.5 * (joined[0] - joined[1]),
+                f"joins {joined[0]} edge{'s' * (joined[0] != 1)} (the other placement {joined[1]})",
+            )
         )
     against = [_count(mine.get("mismatched")), _count(theirs.get("mismatched"))]
     if against[0] < against[1]:
         found.append(
             (
                 0.4 * (against[1] - against[0]),
-                f"puts {against[0]} edges against another terrain (the other placement {against[1]})",
+                f"puts {against[0]} edge{'s' * (against[0] != 1)} against another terrain "
+                f"(the other placement {against[1]})",
             )
         )
     found.sort(key=lambda item: -item[0])
