@@ -154,7 +154,7 @@ def test_effects_name_a_completed_task_and_what_a_better_move_gains() -> None:
     done = effects(area, "FFMMMM", None, None, completing, fits)
     other = effects(area, "FFMMMM", None, None, elsewhere, fits)
     assert "completes forest 3" in summary(done)
-    assert gains(done, other) == ["completes forest 3"]
+    assert gains(done, other) == ["completes forest 3", "joins 1 edge (the other placement 0)"]
     assert len(area.placed) == 2  # the area is as it was
 
 

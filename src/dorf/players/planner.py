@@ -1,6 +1,15 @@
 """The planner: look-ahead over sampled futures with an evaluation learned from self-play.
 
-(Experimental; documented once settled.)
+The strongest player (``planner``, the ``expert`` level; docs/players.md has
+its measured strength). :func:`position_of` reads what the deciding seat may
+know from its view; :class:`PlannerPlayer` ranks every legal placement one
+placement ahead with the learned evaluation (:mod:`dorf.players.evaluation`),
+and plays each of the best few against the same sampled futures: the next
+tiles by the reveal rule, each placed by a fast policy that ranks moves by
+their edge contacts (on the compiled core where built) and weighs the best
+few, plus those reaching an open task or a flag territory near closing, with
+the quick evaluation. A rollout's end is valued by the full evaluation, or
+by the exact score when the game is over there.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.evaluation import Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits, open_cells
-from dorf.players.search import SearchPlayer
+from dorf.players.search import SearchPlayer, _Future, _Seat
 from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
@@ -35,32 +44,16 @@ RECHECK = 12
 FLAG_CLOSING = 3
 
 
-@dataclass
-class Future:
-    """One sampled future: stacks (top = last) and marker piles."""
-
-    tasks: list[Tile]
-    landscapes: list[Tile]
-    markers: dict[str, list[int]]
-    doubles: list[tuple[str, str]]
+#: One sampled future: stacks (top = last) and marker piles (``search-v1``'s, shared unchanged).
+Future = _Future
 
 
 @dataclass
-class Position:
-    """What the planner needs of its seat: its area, the tile to place and what may come."""
+class Position(_Seat):
+    """What the planner needs of its seat: ``search-v1``'s seat (its area, the tile to place and
+    what may come, and how a future is sampled), with the flags, fits and supply its evaluation
+    reads."""
 
-    area: PlayArea
-    face: str
-    task: TaskSpec | None
-    flag: str | None
-    turn: int
-    task_pool: list[Tile]
-    landscape_pool: list[Tile]
-    tasks_left: int
-    landscapes_left: int
-    markers: dict[str, tuple[int, ...]]
-    doubles: tuple[tuple[str, str], ...]
-    printed: bool
     flags: list[tuple[int, str]]
     fits: Fits
     #: Per area letter: how many unseen landscape tiles show it.
@@ -69,18 +62,6 @@ class Position:
     rival_active: int = ACTIVE_TASKS
     #: Which game: its evaluation has its own weights.
     mode: str = "coop"
-
-    def sample(self, rng: random.Random) -> Future:
-        tasks = rng.sample(self.task_pool, min(self.tasks_left, len(self.task_pool)))
-        landscapes = rng.sample(self.landscape_pool, min(self.landscapes_left, len(self.landscape_pool)))
-        markers = {}
-        for kind, values in self.markers.items():
-            pile = list(values)
-            rng.shuffle(pile)
-            markers[kind] = pile
-        doubles = list(self.doubles)
-        rng.shuffle(doubles)
-        return Future(tasks, landscapes, markers, doubles)
 
 
 def flags_of(area: PlayArea) -> list[tuple[int, str]]:
