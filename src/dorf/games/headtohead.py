@@ -197,12 +197,20 @@ class HeadToHeadState:
         if self.seats is None:
             return (len(self.history) % PLAYERS,)
         first, second = self.seats
-        over = (first.is_over, second.is_over)
-        counts = (len(first.area.placed), len(second.area.placed))  # each seat's decisions so far
-        return WAITING[
-            not over[0] and (over[1] or counts[0] <= counts[1]),
-            not over[1] and (over[0] or counts[1] <= counts[0]),
-        ]
+        over0, over1 = first.is_over, second.is_over
+        count0, count1 = len(first.area.placed), len(second.area.placed)  # decisions so far
+        return WAITING[not over0 and (over1 or count0 <= count1), not over1 and (over0 or count1 <= count0)]
+
+    def _laying(self, player: int) -> Seat | None:
+        """``player``'s seat when they may place now (``player in to_move()`` in laying), else
+        None: the check of the hot path, without building :meth:`to_move`'s answer."""
+        seats = self.seats
+        if seats is None or player not in (0, 1):
+            return None
+        seat, other = seats[player], seats[1 - player]
+        if seat.is_over or (not other.is_over and len(seat.area.placed) > len(other.area.placed)):
+            return None
+        return seat
 
     @property
     def player(self) -> int:
@@ -242,17 +250,13 @@ class HeadToHeadState:
 
     def legal_placements(self, player: int | None = None) -> list[Placement]:
         """Every legal placement of ``player``'s revealed tile (default: :attr:`player`), sorted."""
-        p = self.player if player is None else player
-        if self.seats is None or p not in self.to_move():
-            return []
-        return self.seats[p].legal_placements()
+        seat = self._laying(self.player if player is None else player)
+        return [] if seat is None else seat.legal_placements()
 
     def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
         """The fast (cell, rotation) form of :meth:`legal_placements`."""
-        p = self.player if player is None else player
-        if self.seats is None or p not in self.to_move():
-            return []
-        return self.seats[p].legal_moves()
+        seat = self._laying(self.player if player is None else player)
+        return [] if seat is None else seat.legal_moves()
 
     def why_illegal(self, decision: Pick | Placement, player: int | None = None) -> str | None:
         """Why ``player`` may not make ``decision`` now, or None."""

@@ -94,6 +94,8 @@ class ThinkPool:
         #: What a job is charged when it starts (its game is charged the real time when it ends).
         self._expected = max_seconds * BUDGET_SHARE
         self._closed = False
+        #: Stopped worker processes being waited for, so their pipes close while the loop runs.
+        self._reaping: set[asyncio.Task[None]] = set()
         #: What happened, for the log and the tests.
         self.counts = {"jobs": 0, "overruns": 0, "failures": 0, "cancelled": 0, "restarts": 0}
 
@@ -233,7 +235,7 @@ class ThinkPool:
 
     def _replace(self, slot: _Slot) -> None:
         """Stop a slot's worker and start another at once, so that the next job finds it ready."""
-        _kill(slot)
+        self._stop(slot)
         if not self._closed:
             slot.starting = asyncio.get_running_loop().create_task(_start_worker())
             self.counts["restarts"] += 1
@@ -283,6 +285,18 @@ class ThinkPool:
 
     # --- start and stop ----------------------------------------------------------------------
 
+    def _stop(self, slot: _Slot) -> None:
+        """Stop a slot's worker process at once (a new one starts with its next job)."""
+        process, slot.process = slot.process, None
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        task = asyncio.get_running_loop().create_task(_reap(process))
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
+
     async def start(self) -> None:
         """Start the worker processes (threads need nothing)."""
         if self.processes:
@@ -307,11 +321,9 @@ class ThinkPool:
                 with contextlib.suppress(BaseException):
                     slot.process = await slot.starting
                 slot.starting = None
-            process = slot.process
-            if process is not None:
-                _kill(slot)
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(process.wait(), 5)
+            self._stop(slot)
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*self._reaping, return_exceptions=True)
         if self._threads is not None:
             self._threads.shutdown(wait=False, cancel_futures=True)
 
@@ -327,12 +339,13 @@ async def _start_worker() -> asyncio.subprocess.Process:
     )
 
 
-def _kill(slot: _Slot) -> None:
-    """Stop a slot's worker process at once (a new one starts with its next job)."""
-    if slot.process is not None and slot.process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            slot.process.kill()
-    slot.process = None
+async def _reap(process: asyncio.subprocess.Process) -> None:
+    """Wait for a killed worker to end, then close its pipe to it (not left to the garbage
+    collector, which may run after the event loop has closed)."""
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(process.wait(), 5)
+    if process.stdin is not None:
+        process.stdin.close()
 
 
 # --- the worker process ----------------------------------------------------------------------
