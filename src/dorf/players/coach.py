@@ -210,28 +210,17 @@ def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 
     a task's or a flag's chance raised ("keeps the forest flag closable"), fewer dead cells."""
     mine, theirs = _outlook(view, better), _outlook(view, worse)
     found: list[tuple[float, str]] = []
-    for index, (name, chance, points) in mine.tasks.items():
-        before = theirs.tasks.get(index, (name, 0.0, points))[1]
-        if (chance - before) * points >= TOLD_POINTS:
-            found.append(
-                (
-                    (chance - before) * points,
-                    f"keeps {name} likely to complete ({chance:.0%}, the other {before:.0%})",
-                )
-            )
-    for at, (name, chance, points) in mine.flags.items():
-        before = theirs.flags.get(at, (name, 0.0, points))[1]
-        if (chance - before) * points >= TOLD_POINTS:
-            found.append(
-                (
-                    (chance - before) * points,
-                    f"keeps the {name} flag closable ({chance:.0%}, the other {before:.0%})",
-                )
-            )
-    expected = sum(c * p for _, c, p in mine.tasks.values()) + sum(c * p for _, c, p in mine.flags.values())
-    expected -= sum(c * p for _, c, p in theirs.tasks.values()) + sum(
-        c * p for _, c, p in theirs.flags.values()
+    wording = (
+        (mine.tasks, theirs.tasks, "keeps {} likely to complete ({:.0%}, the other {:.0%})"),
+        (mine.flags, theirs.flags, "keeps the {} flag closable ({:.0%}, the other {:.0%})"),
     )
+    expected = 0.0
+    for ours, other, words in wording:
+        for key, (name, chance, points) in ours.items():
+            before = other.get(key, (name, 0.0, points))[1]
+            if (chance - before) * points >= TOLD_POINTS:
+                found.append(((chance - before) * points, words.format(name, chance, before)))
+        expected += sum(c * p for _, c, p in ours.values()) - sum(c * p for _, c, p in other.values())
     if not found and expected >= TOLD_POINTS:
         found.append((expected, f"raises the open tasks' and flags' expected points by {expected:.1f}"))
     if mine.stuck < theirs.stuck:
