@@ -32,6 +32,7 @@ KEYS = [
     "preferred_value",
     "loss",
     "candidates",
+    "reasons",
 ]
 
 
@@ -141,9 +142,10 @@ def test_analyse_prints_a_table_biggest_loss_first(
     lines = out.splitlines()
     assert lines[0] == f"coop game, seed 5, 1 player: 10 placements weighed by {SPEC}"
     assert lines[1].startswith("expected loss ")
-    assert lines[2].split() == ["turn", "player", "tile", "played", "preferred", "loss"]
+    assert lines[2].split() == ["turn", "player", "tile", "played", "preferred", "loss", "why"]
     rows = lines[3:7]
-    losses = [float(row.split()[-1]) for row in rows]
+    end = lines[2].index("loss") + len("loss")
+    losses = [float(row[:end].split()[-1]) for row in rows]
     assert losses == sorted(losses, reverse=True) and losses[0] > 0
     assert lines[7] == "... 6 more (--top)"
     assert len(lines) == 8
@@ -168,7 +170,7 @@ def test_report_without_placements_has_just_the_header() -> None:
     lines = report_lines(record, analyse_record(record, SPEC), SPEC)
     assert lines == [
         f"coop game, seed 1, 1 player: 0 placements weighed by {SPEC}",
-        "expected loss 0.0 in all, 0.00 a placement; 0 of 0 as the search would play",
+        "expected loss 0.0 in all, 0.00 a placement; 0 of 0 as the coach would play",
     ]
 
 
@@ -185,7 +187,7 @@ def test_bad_records_and_players_are_one_line_and_exit_2(
         ([str(tmp_path / "missing.json")], "cannot read"),
         ([str(broken)], "is not valid JSON"),
         ([str(illegal)], "decision 4"),
-        ([str(record_file), "--player", "greedy"], "the coach is the search player"),
+        ([str(record_file), "--player", "greedy"], "the coach is a look-ahead player"),
         ([str(record_file), "--player", "search:0"], "not a positive number"),
         ([str(record_file), "--top", "0"], "must be at least 1"),
     ]

@@ -33,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "rl": {*ENGINE, "terminal"},
     "bench": {*ENGINE},
     "simulate": {*ENGINE, "arguments"},
+    "tune": {*ENGINE, "arguments", "simulate"},
     "server": {*ENGINE, "campaign", "db", "arguments"},
     "dorf": {*ENGINE},
 }

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from dorf.bench import run_bench
+from dorf.bench import compare, run_bench, run_search_bench
+from dorf.rules.area import COMPILED
 
 KEYS = ["mode", "backend", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
 
@@ -49,3 +50,11 @@ def test_bench_rejects_a_bad_count_in_one_line() -> None:
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
+    figures = run_search_bench(2, 1, player="planner")
+    assert figures["decisions"] == 2 and figures["futures"] == 24 and len(figures["chosen"]) == 2
+    if COMPILED is not None:
+        compared = compare("planner", 2, 1, "coop", rounds=1)
+        assert compared["measure"] == "planner" and compared["same_choices"] is True

@@ -21,7 +21,7 @@ def test_hint_in_the_cooperative_game_names_a_legal_placement_and_what_others_lo
     done = play("--seed", "3", stdin="hint\nquit\n")
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stdout.splitlines() if "hint" in line.lower() or "expected" in line]
-    assert any(line.startswith("Hint: 0,0/") for line in lines), lines
+    assert any(line.startswith("Hint: Place at 0,0 turned ") for line in lines), lines
     values = [float(line.split("expected")[1].split()[0]) for line in lines if "expected" in line]
     assert values == sorted(values, reverse=True) and len(values) >= 2
     assert "best" in done.stdout
@@ -30,7 +30,7 @@ def test_hint_in_the_cooperative_game_names_a_legal_placement_and_what_others_lo
 def test_hint_in_the_head_to_head_draft_suggests_a_pick() -> None:
     done = play("--mode", "head-to-head", "--seed", "3", stdin="hint\nquit\n")
     assert "Traceback" not in done.stderr
-    assert "Hint: pick of tile " in done.stdout
+    assert "Hint: Take tile " in done.stdout
 
 
 def test_a_greedy_computer_opponent_plays_a_whole_duel() -> None:

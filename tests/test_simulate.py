@@ -173,7 +173,8 @@ def test_simulate_writes_json_lines_and_prints_the_summary(
     assert table[0].startswith("coop: 3 games, seeds 7-9, local, 1 worker, ")
     assert table[1] == "team: random"
     assert table[3].split()[0] == "total"
-    assert len(table) == 3 + 11  # header, team, column names, total and ten categories
+    assert len(table) == 3 + 11 + 1  # header, team, column names, total and ten categories, time
+    assert table[-1].startswith("time a move: ") and table[-1].split()[4] == "ms"
 
 
 def test_simulate_out_dash_puts_json_lines_on_stdout_and_the_summary_on_stderr(

@@ -11,6 +11,7 @@ from dorf.games.coop import CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
 from dorf.players import GreedyPlayer, Player, RandomPlayer, make_player
+from dorf.players.planner import PlannerPlayer
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
 
@@ -21,10 +22,15 @@ def _tiny_search(seed: int) -> Player:
     return SearchPlayer(seed, iterations=1, depth=2)
 
 
+def _tiny_planner(seed: int) -> Player:
+    return PlannerPlayer(seed, iterations=1, depth=2)
+
+
 FACTORIES: dict[str, Callable[[int], Player]] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
     "search": _tiny_search,
+    "planner": _tiny_planner,
 }
 
 
@@ -87,6 +93,12 @@ def test_a_seeded_search_player_plays_the_same_game_twice() -> None:
     state = CoopGame(seed=5).new_state()
     values = [SearchPlayer(9, iterations=4).analyse(state.view()) for _ in range(2)]
     assert values[0] == values[1]
+
+
+def test_a_seeded_planner_plays_the_same_game_twice() -> None:
+    first = _coop_decisions(PlannerPlayer(7, iterations=2), seed=5, count=8)
+    second = _coop_decisions(PlannerPlayer(7, iterations=2), seed=5, count=8)
+    assert first == second
 
 
 def test_a_seeded_search_player_drafts_and_lays_the_same_head_to_head_game_twice() -> None:
@@ -152,6 +164,7 @@ def test_coop_players_decide_the_same_whatever_the_hidden_stack_order(turns: int
     )
     assert GreedyPlayer().choose(va) == GreedyPlayer().choose(vb)
     assert SearchPlayer(3, iterations=3).analyse(va) == SearchPlayer(3, iterations=3).analyse(vb)
+    assert PlannerPlayer(3, iterations=2).analyse(va) == PlannerPlayer(3, iterations=2).analyse(vb)
 
 
 def _head_to_head_pair(seed: int, placements: int) -> tuple[HeadToHeadState, HeadToHeadState]:
@@ -184,6 +197,7 @@ def test_head_to_head_players_lay_the_same_whatever_the_hidden_stack_order(place
         assert va.revealed == vb.revealed and va.unseen == vb.unseen and va.stacks_left == vb.stacks_left
         assert GreedyPlayer().choose(va) == GreedyPlayer().choose(vb)
         assert SearchPlayer(5, iterations=3).analyse(va) == SearchPlayer(5, iterations=3).analyse(vb)
+        assert PlannerPlayer(5, iterations=2).analyse(va) == PlannerPlayer(5, iterations=2).analyse(vb)
 
 
 def test_duel_players_place_the_same_whatever_the_hidden_sequence() -> None:
@@ -206,6 +220,7 @@ def test_duel_players_place_the_same_whatever_the_hidden_sequence() -> None:
         va, vb = states[0].view(p), states[1].view(p)
         assert GreedyPlayer().choose(va) == GreedyPlayer().choose(vb)
         assert SearchPlayer(2, iterations=3).analyse(va) == SearchPlayer(2, iterations=3).analyse(vb)
+        assert PlannerPlayer(2, iterations=2).analyse(va) == PlannerPlayer(2, iterations=2).analyse(vb)
 
 
 def test_make_player_budgets_reach_the_search_player() -> None:
@@ -213,3 +228,17 @@ def test_make_player_budgets_reach_the_search_player() -> None:
     assert isinstance(player, SearchPlayer) and player.iterations == 3
     with pytest.raises(ValueError, match="unknown player"):
         make_player("oracle")
+
+
+def test_search_v1_is_todays_search_player_unchanged() -> None:
+    """The fixed baseline: the same decisions as ``search``, and the score ``search:2`` made on
+    seed 3 before the planner came (74, from main at e2013de)."""
+    scores = []
+    for spec in ("search-v1:2", "search:2"):
+        state = CoopGame(seed=3).new_state()
+        player = make_player(spec, 3)
+        assert isinstance(player, SearchPlayer)
+        while not state.is_over:
+            state.play(player.choose(state.view()))  # type: ignore[arg-type]
+        scores.append(state.score().total)
+    assert scores == [74, 74]

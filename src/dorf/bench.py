@@ -32,13 +32,14 @@ from typing import Any
 from dorf.games.coop import CoopGame
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.players.planner import PlannerPlayer
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import COMPILED, PlayArea, backend, use_backend
 from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import TileSet, load_tileset
 
 BENCH_MODES = ("coop", "duel", "head-to-head")
-MEASURES = ("play", "search", "memory")
+MEASURES = ("play", "search", "planner", "memory")
 _TILESETS = {"coop": "base", "duel": "duel", "head-to-head": "head-to-head"}
 #: What one play area may cost, in bytes, in either backend.
 AREA_BUDGET = 64 * 1024
@@ -166,13 +167,14 @@ def _positions(mode: str, games: int, seed: int) -> list[Any]:
     return views
 
 
-def run_search_bench(games: int, seed: int, mode: str = "coop") -> dict[str, Any]:
-    """The search player's decisions at seeded positions: sampled futures a second."""
+def run_search_bench(games: int, seed: int, mode: str = "coop", player: str = "search") -> dict[str, Any]:
+    """The search player's (or the planner's) decisions at seeded positions: sampled futures a second."""
     views = _positions(mode, games, seed)
     chosen = []
+    make = SearchPlayer if player == "search" else PlannerPlayer
     started = time.perf_counter()
     for i, view in enumerate(views):
-        chosen.append(str(SearchPlayer(seed + i, iterations=SEARCH_FUTURES).choose(view)))
+        chosen.append(str(make(seed + i, iterations=SEARCH_FUTURES).choose(view)))
     seconds = time.perf_counter() - started
     futures = SEARCH_FUTURES * len(views)
     return {
@@ -245,14 +247,19 @@ def run_memory_bench(mode: str = "coop") -> dict[str, Any]:
 
 # --- the command -----------------------------------------------------------------------------
 
-_FIGURE = {"play": "placements_per_s", "search": "futures_per_s", "memory": "bytes"}
+_FIGURE = {
+    "play": "placements_per_s",
+    "search": "futures_per_s",
+    "planner": "futures_per_s",
+    "memory": "bytes",
+}
 
 
 def _measure(measure: str, games: int, seed: int, mode: str) -> dict[str, Any]:
     if measure == "play":
         return run_bench(games, seed, mode=mode)
-    if measure == "search":
-        return run_search_bench(games, seed, mode=mode)
+    if measure in ("search", "planner"):
+        return run_search_bench(games, seed, mode=mode, player=measure)
     return run_memory_bench(mode)
 
 
@@ -284,7 +291,7 @@ def compare(measure: str, games: int, seed: int, mode: str, rounds: int = 3) -> 
     out["ratio"] = (
         round(pure / compiled if measure == "memory" else compiled / pure, 2) if pure and compiled else 0.0
     )
-    if measure == "search":
+    if measure in ("search", "planner"):
         out["same_choices"] = best["pure"]["chosen"] == best["compiled"]["chosen"]
         out.pop("chosen")
     if measure == "play":

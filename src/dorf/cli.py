@@ -17,10 +17,11 @@ from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
-from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, report_lines, search_player
+from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
 from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
 from dorf.simulate import add_simulate_parser, simulate_main
+from dorf.tune import add_tune_parser, tune_main
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,9 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponent",
         default=None,
-        metavar="human|random|greedy|search[:BUDGET]",
-        help="two-player modes: human (two people, hot-seat; the default) or a computer player: "
-        "random, greedy, search, search:2s (seconds a move), search:40 (sampled futures a move)",
+        metavar="human|easy|medium|hard|expert|PLAYER[:BUDGET]",
+        help="two-player modes: human (two people, hot-seat; the default) or a computer: a level "
+        "(easy, medium, hard, expert) or a player (random, greedy, search-v1, planner, with a budget "
+        "such as planner:96 futures or planner:2s seconds a move)",
     )
     play.add_argument("--players", type=positive, default=None, help="number of players, 1 to 6 (coop)")
     play.add_argument(
@@ -85,9 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
     bench.add_argument(
         "--measure",
-        choices=("play", "search", "memory"),
+        choices=("play", "search", "planner", "memory"),
         default="play",
-        help="play: random games (placements/s); search: the search player (futures/s); "
+        help="play: random games (placements/s); search, planner: that player (futures/s); "
         "memory: bytes of the fullest play area",
     )
     bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
@@ -101,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_parser(sub)
     add_analyse_parser(sub)
     add_serve_parser(sub)
+    add_tune_parser(sub)
     return parser
 
 
@@ -139,7 +142,7 @@ def cmd_score(path: str, as_json: bool) -> int:
 
 def _search_spec(text: str) -> str:
     try:
-        search_player(text)
+        coach_player(text)
     except AnalyseError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
@@ -149,9 +152,9 @@ def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
     """Register ``dorf analyse`` with its arguments."""
     parser = sub.add_parser(
         "analyse",
-        help="coach: weigh every placement of a game record against the search player",
+        help="coach: weigh every placement of a game record against the strongest player",
         description="Replay a game record and show, biggest mistakes first, how many points each "
-        "placement is expected to lose against the search player's choice.",
+        "placement is expected to lose against the coach's choice, and why.",
     )
     parser.add_argument("file", metavar="RECORD", help="a dorf-record/1 file (any mode)")
     parser.add_argument(
@@ -159,7 +162,8 @@ def add_analyse_parser(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SPEC",
         type=_search_spec,
         default=DEFAULT_PLAYER,
-        help=f"the coach's budget: search:N futures or search:Ns a decision (default {DEFAULT_PLAYER})",
+        help="the coach: planner:N (sampled futures a decision), planner:Ns (seconds), a level, "
+        f"or search:N (default {DEFAULT_PLAYER})",
     )
     parser.add_argument(
         "--top", metavar="N", type=positive, default=None, help="show only the N biggest mistakes"
@@ -217,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return analyse_main(args)
         if args.command == "serve":
             return serve_main(args)
+        if args.command == "tune":
+            return tune_main(args)
         if args.command == "bench":
             from dorf.bench import BenchError, bench_line
 

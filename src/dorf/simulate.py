@@ -75,6 +75,8 @@ class GameJob:
     seed: int
     mode: str
     seats: tuple[str, ...]
+    #: In a run with alternating seats: whether ``--opponent`` sits in seat 1 in this game.
+    swapped: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,9 @@ class Simulation:
 
     ``player`` sits in seat 1 (every seat of a cooperative game); ``opponent``
     in seat 2 of the two-player modes (default: the same as ``player``);
-    ``players`` is the number of hot-seat players of a cooperative game.
+    ``players`` is the number of hot-seat players of a cooperative game;
+    ``alternate`` swaps the two seats in every other game (the odd-numbered
+    ones), so that each player moves first in half of the games.
     """
 
     mode: str
@@ -92,6 +96,7 @@ class Simulation:
     games: int = 100
     seed: int = 1
     players: int = 1
+    alternate: bool = False
 
     def check(self) -> None:
         """Raise :class:`SimulateError` for a description that cannot run."""
@@ -112,6 +117,8 @@ class Simulation:
                 raise SimulateError(f"the cooperative game is for 1 to {MAX_PLAYERS} players")
         elif self.players != 1:
             raise SimulateError(f"--players is for the cooperative game; {self.mode} has two seats")
+        if self.alternate and self.mode == "coop":
+            raise SimulateError("--alternate is for the two-player modes")
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -121,7 +128,13 @@ class Simulation:
         return (self.player, self.opponent or self.player)
 
     def jobs(self) -> list[GameJob]:
-        return [GameJob(i, self.seed + i, self.mode, self.seats) for i in range(self.games)]
+        if not self.alternate:
+            return [GameJob(i, self.seed + i, self.mode, self.seats) for i in range(self.games)]
+        first, second = self.seats
+        return [
+            GameJob(i, self.seed + i, self.mode, (second, first) if i % 2 else (first, second), i % 2 == 1)
+            for i in range(self.games)
+        ]
 
 
 def player_seed(game_seed: int, seat: int) -> int:
@@ -148,6 +161,8 @@ def play_game(job: GameJob) -> GameResult:
         "mode": job.mode,
         "players": list(job.seats),
     }
+    if job.swapped is not None:
+        result["swapped"] = job.swapped
     if job.mode == "coop":
         state = CoopGame(seed=job.seed, players=len(players)).new_state()
         placed = 0
@@ -452,23 +467,56 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": mode, "games": games, "players": results[0]["players"]}
     if mode == "coop":
         out["team"] = {name: Stats.of(v).as_json() for name, v in seat_values(results).items()}
+        moves = sum(result["moves"] for result in results)
+        out["seconds_a_move"] = round(sum(result["seconds"] for result in results) / max(moves, 1), 5)
         return out
     out["seats"] = [
         {name: Stats.of(v).as_json() for name, v in seat_values(results, seat).items()} for seat in (0, 1)
     ]
     margins = [r["score"][0]["total"] - r["score"][1]["total"] for r in results]
     out["margin"] = Stats.of(margins).as_json()
+    out["outcomes"] = _outcomes([r["winner"] for r in results])
+    if any("swapped" in r for r in results):
+        # Seats alternate: the same figures by who played, whichever seat they had.
+        first = next(r for r in results if not r.get("swapped"))["players"]
+        out["roles"] = list(first)
+        flipped = [r.get("swapped", False) for r in results]
+        out["by_role"] = [
+            {name: Stats.of(v).as_json() for name, v in _role_values(results, role, flipped).items()}
+            for role in (0, 1)
+        ]
+        role_margins = [-m if f else m for m, f in zip(margins, flipped, strict=True)]
+        out["role_margin"] = Stats.of(role_margins).as_json()
+        out["role_outcomes"] = _outcomes(
+            [None if r["winner"] is None else r["winner"] ^ f for r, f in zip(results, flipped, strict=True)]
+        )
+    return out
+
+
+def _outcomes(winners: Sequence[int | None]) -> dict[str, Any]:
+    """Wins of player 1, of player 2 and shared victories, each with its Wilson 95% interval."""
+    games = len(winners)
     outcomes = {}
     for key, winner in (("player 1", 0), ("player 2", 1), ("shared", None)):
-        count = sum(1 for r in results if r["winner"] == winner)
+        count = sum(1 for w in winners if w == winner)
         low, high = wilson(count, games)
         outcomes[key] = {
             "count": count,
             "rate": round(count / games, 4),
             "ci95": [round(low, 4), round(high, 4)],
         }
-    out["outcomes"] = outcomes
-    return out
+    return outcomes
+
+
+def _role_values(results: Sequence[GameResult], role: int, flipped: list[bool]) -> dict[str, list[float]]:
+    """Every category's values over the games for the player of ``role`` (0: --player), whatever
+    seat they had."""
+    values: dict[str, list[float]] = {}
+    for result, swapped in zip(results, flipped, strict=True):
+        pad = result["score"][role ^ swapped]
+        for name, value in categories(pad).items():
+            values.setdefault(name, []).append(value)
+    return values
 
 
 def _table(stats: dict[str, dict[str, float]], indent: str = "  ") -> list[str]:
@@ -491,16 +539,41 @@ def summary_lines(summary: dict[str, Any], header: str | None = None) -> list[st
         who = players[0] if len(players) == 1 else f"{len(players)} x {players[0]} (hot-seat)"
         lines.append(f"team: {who}")
         lines.extend(_table(summary["team"]))
+        if "seconds_a_move" in summary:
+            lines.append(
+                f"time a move: {summary['seconds_a_move'] * 1000:.1f} ms (the games' seconds / their moves)"
+            )
+        return lines
+    games = summary["games"]
+    if "roles" in summary:
+        roles = summary["roles"]
+        for role, stats in enumerate(summary["by_role"]):
+            lines.append(f"{roles[role]} ({'--player' if role == 0 else '--opponent'}, seats alternating)")
+            lines.extend(_table(stats))
+        lines.append(f"margin ({roles[0]} total - {roles[1]} total)")
+        lines.extend(_table({"margin": summary["role_margin"]}))
+        lines.append("outcomes (Wilson 95% interval; seats alternate, each moves first in half the games)")
+        names = {"player 1": f"{roles[0]} wins", "player 2": f"{roles[1]} wins"}
+        lines.extend(_outcome_lines(summary["role_outcomes"], names, games))
+        lines.append("outcomes by seat")
+        lines.extend(
+            _outcome_lines(summary["outcomes"], {"player 1": "seat 1 wins", "player 2": "seat 2 wins"}, games)
+        )
         return lines
     for seat, stats in enumerate(summary["seats"]):
         lines.append(f"player {seat + 1}: {players[seat]}")
         lines.extend(_table(stats))
     lines.append("margin (player 1 total - player 2 total)")
     lines.extend(_table({"margin": summary["margin"]}))
-    games = summary["games"]
     lines.append("outcomes (Wilson 95% interval)")
     names = {"player 1": f"player 1 wins ({players[0]})", "player 2": f"player 2 wins ({players[1]})"}
-    for key, figures in summary["outcomes"].items():
+    lines.extend(_outcome_lines(summary["outcomes"], names, games))
+    return lines
+
+
+def _outcome_lines(outcomes: dict[str, Any], names: dict[str, str], games: int) -> list[str]:
+    lines = []
+    for key, figures in outcomes.items():
         low, high = figures["ci95"]
         label = names.get(key, "shared victory")
         lines.append(
@@ -623,6 +696,11 @@ def add_simulate_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "--players", metavar="K", type=positive, default=1, help="coop: hot-seat players, 1 to 6 (default 1)"
     )
     parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="duel and head-to-head: swap the seats in every other game; figures by player",
+    )
+    parser.add_argument(
         "--games", metavar="N", type=positive, default=100, help="number of games (default 100)"
     )
     parser.add_argument(
@@ -648,7 +726,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--plot", default=None, metavar="FILE", help="write a PNG of the score distributions")
 
 
-def _check_writable(path: str) -> None:
+def check_writable(path: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise SimulateError(f"cannot write {path}: it is a directory")
@@ -669,7 +747,9 @@ def simulate_main(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    simulation = Simulation(args.mode, args.player, args.opponent, args.games, args.seed, args.players)
+    simulation = Simulation(
+        args.mode, args.player, args.opponent, args.games, args.seed, args.players, args.alternate
+    )
     simulation.check()
     backend = args.backend or ("ray" if args.address else "local")
     if backend == "local" and args.address:
@@ -679,7 +759,7 @@ def _simulate(args: argparse.Namespace) -> int:
         import_ray()
     if args.plot:
         import_pyplot()
-        _check_writable(args.plot)
+        check_writable(args.plot)
     to_stdout = args.out == "-"
     summary_stream = sys.stderr if to_stdout else sys.stdout
     out: IO[str] | None = None
@@ -730,6 +810,7 @@ __all__ = [
     "Stats",
     "add_simulate_parser",
     "categories",
+    "check_writable",
     "percentile",
     "play_game",
     "player_seed",

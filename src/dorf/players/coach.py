@@ -1,15 +1,21 @@
-"""``dorf analyse``: a coach that weighs every placement of a game record against the search player.
+"""``dorf analyse`` and the hint: a coach that weighs placements against the strongest player.
 
 The record is replayed decision by decision.  Before each placement the
 coach takes the view of the player who made it (what that seat could know
-then: never the order of a stack) and runs the search player's analysis
-(:mod:`dorf.players.search`) on it, with the placement actually played always among
-the candidates.  Every candidate meets the same sampled futures, so the
-difference between the preferred placement's estimated value and the played
-one's is measured, not luck: that difference is the *expected loss* of the
-move, in the search player's evaluation (the score as it stands plus what
-open tasks and flags promise, so roughly points).  A move the search would
-have played itself loses nothing.
+then: never the order of a stack) and runs the planner's analysis
+(:mod:`dorf.players.planner`; the older ``search`` player too) on it, with
+the placement actually played always among the candidates.  Every candidate
+meets the same sampled futures, so the difference between the preferred
+placement's estimated value and the played one's is measured, not luck: that
+difference is the *expected loss* of the move, in the player's evaluation
+(the score as it stands plus what open tasks and flags promise, so roughly
+points).  A move the coach would have played itself loses nothing.  Each
+verdict also says, in words, what the preferred placement gains over the
+one played (:mod:`dorf.players.explain`): "completes grain 5", "keeps the
+forest flag closable".
+
+:func:`hint` is the same advice before a move: the placement (or the pick, in
+the Head to Head draft) the coach would make, and why.
 
 Each decision's sampled futures are seeded from ``--seed`` and the
 decision's number, so an analysis is reproducible.  The Head to Head draft's
@@ -20,7 +26,7 @@ picks are replayed but not weighed.
 >>> state = CoopGame(seed=3).new_state()
 >>> for _ in range(4):
 ...     state.play(state.legal_placements()[-1])
->>> verdicts = analyse_record(record_of(state), "search:2")
+>>> verdicts = analyse_record(record_of(state), "planner:2")
 >>> [v.number for v in verdicts if v.loss == 0] == sorted(v.number for v in verdicts if v.loss == 0)
 True
 >>> all(a.loss >= b.loss for a, b in zip(verdicts, verdicts[1:]))
@@ -37,9 +43,13 @@ from typing import Any
 from dorf.formats.notation import task_document
 from dorf.formats.record import GameState, RecordError, apply_decision, decision_of, start_of
 from dorf.games.coop import CoopState
-from dorf.games.duel import DuelState
-from dorf.games.headtohead import DRAFT, HeadToHeadView
+from dorf.games.duel import DuelState, DuelView
+from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import Revealed
+from dorf.players.evaluation import BOARD_FEATURES, Evaluator, load_weights
+from dorf.players.explain import FLAG_NAMES, effects, gains, summary
+from dorf.players.outlook import Fits
+from dorf.players.planner import PlannerPlayer, fits_of, position_of
 from dorf.players.registry import View, make_player
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
@@ -47,8 +57,11 @@ from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import rotate
 
-#: The default budget: 8 sampled futures a decision (a 50-turn game in some seconds).
-DEFAULT_PLAYER = "search:8"
+#: The default coach: the strongest player at its own budget (48 futures), which weighs a whole
+#: solo game in well under a minute (docs/players.md has the command that measures it).
+DEFAULT_PLAYER = "planner"
+#: The players that can coach: they weigh candidates against common sampled futures.
+Coach = PlannerPlayer | SearchPlayer
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,9 @@ class Verdict:
     played_value: float
     preferred_value: float
     candidates: int
+    #: What the preferred placement gains over the one played, in words (empty if none was played
+    #: worse or the difference is not one a phrase names).
+    reasons: tuple[str, ...] = ()
 
     @property
     def loss(self) -> float:
@@ -84,6 +100,7 @@ class Verdict:
             "preferred_value": round(self.preferred_value, 3),
             "loss": round(self.loss, 3),
             "candidates": self.candidates,
+            "reasons": list(self.reasons),
         }
 
 
@@ -91,8 +108,8 @@ class AnalyseError(ValueError):
     """A user error (unreadable record, a player that is not the search player); one line."""
 
 
-def weigh(player: SearchPlayer, view: View, played: Placement) -> tuple[list[tuple[float, Placement]], int]:
-    """:meth:`SearchPlayer.analyse` with ``played`` always among the candidates.
+def weigh(player: Coach, view: View, played: Placement) -> tuple[list[tuple[float, Placement]], int]:
+    """The coach's ``analyse`` with ``played`` always among the candidates.
 
     Returns every candidate with its estimated value, best first (ties in the
     greedy ranking's order), and the index of the played placement in that
@@ -123,15 +140,118 @@ def _seed_of(seed: int, number: int) -> int:
     return random.Random(f"dorf-analyse/{seed}/{number}").getrandbits(32)
 
 
-def search_player(spec: str, seed: int = 0) -> SearchPlayer:
-    """The search player of a spec (``search``, ``search:8``, ``search:2s``), or AnalyseError."""
+def coach_player(spec: str, seed: int = 0) -> Coach:
+    """The coach of a spec (``planner:16``, ``expert``, ``search:8``...), or AnalyseError."""
     try:
         player = make_player(spec, seed)
     except ValueError as exc:
         raise AnalyseError(str(exc)) from None
-    if not isinstance(player, SearchPlayer):
-        raise AnalyseError(f"the coach is the search player (search, search:8, search:2s), not {spec!r}")
+    if not isinstance(player, PlannerPlayer | SearchPlayer):
+        raise AnalyseError(
+            f"the coach is a look-ahead player (planner, planner:16, search:8, hard, expert), not {spec!r}"
+        )
     return player
+
+
+def fits_for(view: View) -> Fits:
+    """The faces of the box the view's game is played with."""
+    if isinstance(view, HeadToHeadView):
+        return fits_of("head-to-head")
+    return fits_of("duel" if isinstance(view, DuelView) else "base")
+
+
+#: A change worth telling: expected points (a task's value, or a flag territory's size, times the
+#: learned models' chance of completing or closing it).
+TOLD_POINTS = 0.75
+
+
+@dataclass(frozen=True)
+class _Outlook:
+    """After a placement: each open task's and flag territory's chance, and the dead frontier cells."""
+
+    #: Per task index and flag cell: its name, chance, and points if it comes off.
+    tasks: dict[int, tuple[str, float, float]]
+    flags: dict[int, tuple[str, float, float]]
+    dead: float
+    tight: float
+    stuck: float
+
+
+def _outlook(view: View, placement: Placement) -> _Outlook:
+    position = position_of(view)
+    evaluator = Evaluator(load_weights(position.mode))
+    area = position.area
+    cell = cell_of(*placement.at)
+    flags = list(position.flags)
+    if position.flag is not None:
+        flags.append((cell, position.flag))
+    area.push(position.face, cell, placement.rot, flag=position.flag, task=position.task)
+    try:
+        terms = evaluator.terms(
+            area, flags, position.landscapes_left, position.tasks_left, position.supply, position.fits
+        )
+        tasks = {
+            i: (str(area.tasks[i].spec), evaluator.task_chance(f), float(value))
+            for i, value, f in terms.tasks
+        }
+    finally:
+        area.pop()
+    letters = dict(flags)
+    flag_chances = {
+        at: (FLAG_NAMES.get(letters[at], letters[at]), evaluator.flag_chance(f), float(size))
+        for at, size, _, f in terms.flags
+    }
+    board = dict(zip(BOARD_FEATURES, terms.board, strict=True))
+    return _Outlook(tasks, flag_chances, board["dead_cells"], board["tight_cells"], board["stuck_tasks"])
+
+
+def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 2) -> list[str]:
+    """What ``better`` does for the game to come that ``worse`` does not, by the learned models:
+    a task's or a flag's chance raised ("keeps the forest flag closable"), fewer dead cells."""
+    mine, theirs = _outlook(view, better), _outlook(view, worse)
+    found: list[tuple[float, str]] = []
+    wording = (
+        (mine.tasks, theirs.tasks, "keeps {} likely to complete ({:.0%}, the other {:.0%})"),
+        (mine.flags, theirs.flags, "keeps the {} flag closable ({:.0%}, the other {:.0%})"),
+    )
+    expected = 0.0
+    for ours, other, words in wording:
+        for key, (name, chance, points) in ours.items():
+            before = other.get(key, (name, 0.0, points))[1]
+            if (chance - before) * points >= TOLD_POINTS:
+                found.append(((chance - before) * points, words.format(name, chance, before)))
+        expected += sum(c * p for _, c, p in ours.values()) - sum(c * p for _, c, p in other.values())
+    if not found and expected >= TOLD_POINTS:
+        found.append((expected, f"raises the open tasks' and flags' expected points by {expected:.1f}"))
+    if mine.stuck < theirs.stuck:
+        found.append((0.5, "leaves no task where no tile can reach it"))
+    if mine.dead < theirs.dead:
+        gaps = int(theirs.dead - mine.dead)
+        found.append((0.1 * gaps, f"leaves {gaps} gap{'s' * (gaps != 1)} fewer where no tile fits"))
+    if mine.tight < theirs.tight:
+        cells = int(theirs.tight - mine.tight)
+        found.append((0.05 * cells, f"leaves {cells} cell{'s' * (cells != 1)} fewer that few tiles fit"))
+    found.sort(key=lambda item: -item[0])
+    return [text for _, text in found[:limit]]
+
+
+def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, ...]:
+    """What ``better`` gains over ``worse`` for the tile of this view, in words: what it does now
+    ("completes grain 5"), then what it does for the game to come ("keeps the forest flag
+    closable"), at most three."""
+    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
+    if revealed is None or better == worse:
+        return ()
+    face, task, flag = revealed.tile.face, revealed.task, revealed.tile.flag
+    fits = fits_for(view)
+    now = gains(
+        effects(view.area, face, task, flag, better, fits),
+        effects(view.area, face, task, flag, worse, fits),
+    )
+    later = outlook_gains(view, better, worse)
+    edges = [r for r in now if r.startswith(("joins", "puts"))]
+    told = [r for r in now if r not in edges] + later + edges
+    return tuple(told[:3])
 
 
 def _placement_turn(state: GameState, raw: Any) -> tuple[int, int, Revealed, View] | None:
@@ -166,7 +286,7 @@ def analyse_record(
 ) -> list[Verdict]:
     """Weigh every placement of a record (raises :class:`RecordError` if it does not replay);
     the verdicts come biggest expected loss first, then in the record's order."""
-    search_player(spec)
+    coach_player(spec)
     state = start_of(record)
     decisions = record["decisions"]
     if not isinstance(decisions, list):
@@ -182,7 +302,12 @@ def analyse_record(
                 played = None
             face, task = revealed.tile.face, revealed.task
             if played is not None and view.area.why_illegal(face, played, task) is None:
-                weighed, index = weigh(search_player(spec, _seed_of(seed, number)), view, played)
+                weighed, index = weigh(coach_player(spec, _seed_of(seed, number)), view, played)
+                preferred = weighed[0][1]
+                loss = weighed[0][0] - weighed[index][0]
+                why = reasons_for(view, preferred, played) if loss > 0 else ()
+                if loss > 0 and not why:
+                    why = (f"leaves better chances for the tiles to come (about {loss:.1f} points)",)
                 verdicts.append(
                     Verdict(
                         number,
@@ -195,6 +320,7 @@ def analyse_record(
                         weighed[index][0],
                         weighed[0][0],
                         len(weighed),
+                        why,
                     )
                 )
         apply_decision(state, number, raw)
@@ -219,30 +345,91 @@ def report_lines(record: Any, verdicts: list[Verdict], spec: str, top: int | Non
         f"{mode} game, seed {record.get('seed')}, {len(players)} player{'s' * (len(players) != 1)}: "
         f"{count} placement{'s' * (count != 1)} weighed by {spec}",
         f"expected loss {total:.1f} in all, {total / count if count else 0:.2f} a placement; "
-        f"{agreed} of {count} as the search would play",
+        f"{agreed} of {count} as the coach would play",
     ]
     shown = verdicts if top is None else verdicts[:top]
     if not shown:
         return lines
-    lines.append(f"{'turn':>4}  {'player':<10}  {'tile':<22}  {'played':<10}  {'preferred':<10}  {'loss':>6}")
+    lines.append(
+        f"{'turn':>4}  {'player':<10}  {'tile':<22}  {'played':<10}  {'preferred':<10}  {'loss':>6}  why"
+    )
     for v in shown:
         name = str(players[v.player]) if v.player < len(players) else f"Player {v.player + 1}"
         tile = v.tile if v.task is None else f"{v.tile} {v.task}"
         played, preferred = str(v.played), str(v.preferred)
+        why = "; ".join(v.reasons)
         lines.append(
             f"{v.turn:>4}  {name[:10]:<10}  {tile[:22]:<22}  {played:<10}  {preferred:<10}  {v.loss:>6.1f}"
+            + (f"  {why}" if why else "")
         )
     if top is not None and top < count:
         lines.append(f"... {count - top} more (--top)")
     return lines
 
 
+@dataclass(frozen=True)
+class Hint:
+    """The coach's advice for one decision: a placement (or a pick) and why, in words."""
+
+    placement: Placement | None
+    pick: int | None
+    text: str
+    reasons: tuple[str, ...]
+    #: The placements weighed, best first, with their estimated values.
+    ranked: tuple[tuple[float, Placement], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        if self.placement is None:
+            return {"pick": self.pick, "text": self.text, "reasons": list(self.reasons)}
+        at = self.placement.at
+        return {
+            "at": [at.q, at.r],
+            "rot": self.placement.rot,
+            "text": self.text,
+            "reasons": list(self.reasons),
+        }
+
+
+def hint(view: View, spec: str = DEFAULT_PLAYER, seed: int = 0) -> Hint:
+    """What the coach would do with this view, and why (raises ValueError if there is nothing to decide)."""
+    player = coach_player(spec, seed)
+    if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+        if view.player not in view.to_move:
+            raise ValueError("it is not this player's pick")
+        pick = player.choose(view)
+        assert isinstance(pick, Pick)
+        tile = view.tiles[pick.tile_id]
+        name = tile.face if tile.task is None else f"{tile.face} ({tile.task} {tile.value})"
+        why = "a task worth its points to you" if tile.is_task else "landscape that fits your tasks"
+        return Hint(None, pick.tile_id, f"Take tile {pick.tile_id}, {name}: {why}", (why,))
+    if not view.legal_placements():
+        raise ValueError("there is no tile to place now")
+    ranked = player.analyse(view)
+    best = ranked[0][1]
+    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
+    assert revealed is not None
+    fits = fits_for(view)
+    tile = revealed.tile
+    found = effects(view.area, tile.face, revealed.task, tile.flag, best, fits)
+    reasons = summary(found)
+    if len(ranked) > 1:
+        better = gains(found, effects(view.area, tile.face, revealed.task, tile.flag, ranked[1][1], fits))
+        reasons = [*reasons, *(r for r in better if r not in reasons)][:3]
+    text = f"Place at {best.at.q},{best.at.r} turned {best.rot}" + (
+        f": {', '.join(reasons)}" if reasons else ""
+    )
+    return Hint(best, None, text, tuple(reasons), tuple(ranked))
+
+
 __all__ = [
     "DEFAULT_PLAYER",
     "AnalyseError",
+    "Hint",
     "Verdict",
     "analyse_record",
+    "coach_player",
+    "hint",
+    "reasons_for",
     "report_lines",
-    "search_player",
     "weigh",
 ]

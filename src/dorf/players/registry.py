@@ -7,7 +7,12 @@ in the Head to Head draft.
 
 - ``random``: uniformly among the legal decisions;
 - ``greedy``: one placement ahead with the evaluation of :mod:`dorf.players.greedy`;
-- ``search``: a look-ahead over sampled futures (:mod:`dorf.players.search`).
+- ``search-v1`` (also ``search``): the first look-ahead over sampled futures
+  (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
+- ``planner``: the strongest, a look-ahead with a tuned evaluation
+  (:mod:`dorf.players.planner`);
+- the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
+  (:mod:`dorf.players.levels`): each one of the players above at a fixed budget.
 
 >>> from dorf.games.coop import CoopGame
 >>> state = CoopGame(seed=4).new_state()
@@ -26,6 +31,8 @@ from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
+from dorf.players.levels import level_spec
+from dorf.players.planner import PlannerPlayer
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
 
@@ -82,33 +89,48 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
     "search": SearchPlayer,
+    "search-v1": SearchPlayer,
+    "planner": PlannerPlayer,
+}
+#: Players that take a budget: sampled futures (``:40``) or seconds (``:2s``) a decision.
+BUDGETED: dict[str, Callable[..., Player]] = {
+    "search": SearchPlayer,
+    "search-v1": SearchPlayer,
+    "planner": PlannerPlayer,
 }
 
 
 def make_player(spec: str, seed: int = 0) -> Player:
     """A player from its name, optionally with a budget: ``search``, ``search:2s`` (seconds a
-    decision), ``search:100`` (sampled futures a decision).
+    decision), ``planner:100`` (sampled futures a decision; ``planner:0`` looks one placement
+    ahead), or a level (``easy`` ... ``expert``).
 
-    >>> make_player("search:0.5s").seconds, make_player("search:40").iterations
+    >>> make_player("search:0.5s").seconds, make_player("search-v1:40").iterations
     (0.5, 40)
+    >>> make_player("expert").name
+    'planner'
     """
+    level = level_spec(spec)
+    if level is not None:
+        return make_player(level, seed)
     name, _, budget = spec.partition(":")
     if name not in PLAYERS:
-        raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYERS)}")
+        choices = ", ".join([*PLAYERS, "easy", "medium", "hard", "expert"])
+        raise ValueError(f"unknown player {name!r}: choose from {choices}")
     if not budget:
         return PLAYERS[name](seed)
-    if name != "search":
+    if name not in BUDGETED:
         raise ValueError(f"player {name} takes no budget")
     try:
         if budget.endswith("s"):
             seconds = float(budget[:-1])
-            if not seconds > 0:
+            if not seconds > 0 or seconds == float("inf"):
                 raise ValueError
-            return SearchPlayer(seed, seconds=seconds)
+            return BUDGETED[name](seed, seconds=seconds)
         iterations = int(budget)
-        if iterations < 1:
+        if iterations < (0 if name == "planner" else 1):
             raise ValueError
-        return SearchPlayer(seed, iterations=iterations)
+        return BUDGETED[name](seed, iterations=iterations)
     except ValueError:
         raise ValueError(
             f"budget {budget!r} is not a positive number of futures or seconds (e.g. 2s)"

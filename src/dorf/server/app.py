@@ -36,7 +36,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import RecordError
+from dorf.players.levels import levels
 from dorf.server.campaigns import CampaignDesk, finished_game, record_request
+from dorf.server.hints import check_hint_allowed
 from dorf.server.hub import Broken, Connection, Game, Hub, ServerConfig
 from dorf.server.limits import CreationLimit, allowed_origin, page_policy
 from dorf.server.protocol import (
@@ -219,6 +221,20 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if parsed.placement is None:
             raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
         return game.session.preview(parsed.seat, parsed.placement)
+
+    @app.post("/api/games/{game_id}/hint")
+    async def game_hint(game_id: str, request: Request) -> dict[str, Any]:
+        game, data = await seat_request(game_id, request, "a hint request")
+        seats = hub().token_seats(game, data.get("token"))
+        seat = parse_seat(data.get("seat"))
+        session = game.session
+        hub().check_seat(session, seats, seat)
+        check_hint_allowed(session, seats, seat)
+        return await hub().hint(game, seat)
+
+    @app.get("/api/levels")
+    async def computer_levels() -> dict[str, Any]:
+        return {"levels": [level.as_json() for level in levels()]}
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from dorf.formats.notation import is_int
 from dorf.formats.record import RecordError
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
+from dorf.server.hints import hint_for
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
     COMPUTER,
@@ -205,6 +206,8 @@ class Hub:
         self.broken: dict[str, Broken] = {}
         self._loading: dict[str, asyncio.Future[Game | Broken]] = {}
         self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
+        #: Hints computed at once (one more is refused as busy, so hints cannot crowd the machine).
+        self._hints = asyncio.Semaphore(max(1, config.ai_workers))
         self._db = ThreadPoolExecutor(1, thread_name_prefix="dorf-db")
         self._storage: Storage | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -647,6 +650,18 @@ class Hub:
                 del game.thinking[seat]
             if moved:
                 self.kick(game)
+
+    async def hint(self, game: Game, seat: int) -> Json:
+        """The coach's hint for ``seat`` from what the seat may see, computed in a thread."""
+        session = game.session
+        record = session.visible_record(seat)
+        player = session.player_of[seat]
+        seed = computer_seed(session.seed, len(record["decisions"]), player)
+        if self._hints.locked():
+            raise ProtocolError("busy", "the coach is busy with other hints; ask again in a moment", 429)
+        async with self._hints:
+            answer: Json = await asyncio.to_thread(hint_for, record, player, seed)
+            return answer
 
     async def _answer(self, game: Game, seat: int, spec: str) -> Json:
         """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""

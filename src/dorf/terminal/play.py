@@ -29,14 +29,12 @@ from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.games.seat import Turn
 from dorf.players import make_player
-from dorf.players.search import SearchPlayer
 from dorf.rules.area import IllegalPlacement, Placement
 from dorf.rules.hexgrid import Hex
 from dorf.terminal.duel import DuelSession
 from dorf.terminal.head_to_head import HeadToHeadSession
 from dorf.terminal.render import legend
 from dorf.terminal.screen import (
-    HINT_FUTURES,
     Console,
     change_text,
     changes_text,
@@ -66,7 +64,7 @@ Commands:
   moves         list every legal placement, by cell
   rotations     draw the tile in each rotation, with the number of cells where it fits
   map           draw the map and the turn again
-  hint          what the search player would play here, and what each choice is worth
+  hint          what the coach (the planner) would play here, and why
   undo          practice games (dorf play --practice): take back the last placement
   save FILE     write the game record (dorf-record/1) to FILE
   help          this text
@@ -240,9 +238,7 @@ class Session:
         if self.state.is_over:
             self.console.say("the game is over")
             return False
-        self.console.lines(
-            hint_lines(SearchPlayer(self.state.turn, iterations=HINT_FUTURES), self.state.view())
-        )
+        self.console.lines(hint_lines(self.state.view(), self.state.turn))
         return False
 
     def cmd_undo(self, rest: str) -> bool:

@@ -19,7 +19,8 @@ from typing import TextIO
 
 from dorf.formats.record import GameState, save_record
 from dorf.games.seat import Revealed
-from dorf.players.search import SearchPlayer, View
+from dorf.players.coach import DEFAULT_PLAYER, hint
+from dorf.players.registry import View
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import Hex, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, Task, TaskStatus
@@ -328,16 +329,15 @@ def cell_problem(area: PlayArea, at: Hex) -> str:
     return f"the tile fits at {place_text(at)} in no rotation"
 
 
-#: Sampled futures behind a hint: about a second of thinking.
-HINT_FUTURES = 32
-
-
-def hint_lines(player: SearchPlayer, view: View) -> list[str]:
-    """The search player's candidates for this tile, best first, with their estimated worth."""
-    ranked = player.analyse(view)
-    best = ranked[0][0]
-    out = [f"Hint: {ranked[0][1]} (the search player's choice, over {HINT_FUTURES} sampled futures)"]
-    for value, placement in ranked[:5]:
+def hint_lines(view: View, seed: int) -> list[str]:
+    """The coach's advice for this decision (:func:`dorf.players.coach.hint`): what to do and why,
+    then the placements it weighed, best first, with their estimated worth."""
+    advice = hint(view, seed=seed)
+    out = [f"Hint: {advice.text} (the coach, {DEFAULT_PLAYER})"]
+    if not advice.ranked:
+        return out
+    best = advice.ranked[0][0]
+    for value, placement in advice.ranked[:5]:
         loss = best - value
         note = "best" if loss == 0 else f"about {loss:.1f} points worse"
         out.append(f"  {placement!s:<10} expected {value:6.1f}  {note}")

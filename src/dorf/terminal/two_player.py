@@ -33,12 +33,10 @@ from dorf.games.duel import DuelState
 from dorf.games.headtohead import DRAFT, HeadToHeadState, HeadToHeadView, Pick
 from dorf.games.seat import IllegalDecision, Revealed
 from dorf.players import Player
-from dorf.players.search import SearchPlayer
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea
 from dorf.rules.scoring import DuelScorePad, HeadToHeadScorePad
 from dorf.terminal.render import legend, side_by_side
 from dorf.terminal.screen import (
-    HINT_FUTURES,
     Console,
     flag_lines,
     hint_lines,
@@ -329,16 +327,11 @@ class TwoPlayerSession(ABC, Generic[S]):
 
     def cmd_hint(self, rest: str, player: int) -> bool:
         view = self.state.view(player)
-        adviser = SearchPlayer(len(self.state.history), iterations=HINT_FUTURES)
-        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
-            self.console.say(
-                f"Hint: {decision_text(adviser.choose(view))} (the search player's draft choice)"
-            )
-            return False
-        if not view.legal_placements():
+        drafting = isinstance(view, HeadToHeadView) and view.phase == DRAFT
+        if not drafting and not view.legal_placements():
             self.console.say("there is no tile to place now")
             return False
-        self.console.lines(hint_lines(adviser, view))
+        self.console.lines(hint_lines(view, len(self.state.history)))
         return False
 
     def cmd_undo(self, rest: str, player: int) -> bool:

@@ -1,0 +1,108 @@
+"""What a group can still become: which empty cells next to it a tile of the box can fill.
+
+A task completes only if its group can still grow through its open edges,
+and a flag scores only if every open edge of its territory gets closed.  An
+open edge faces an empty cell; whether any tile of the box fits that cell
+(rivers, tracks, lakes and mountains around it must be met by their own
+kind), and whether one fits showing the group's terrain toward it, is read
+from the letters around the cell (:meth:`PlayArea.surroundings`) against
+every face of the box in every rotation.  The answers are cached per pattern
+of surroundings, so each is computed once per tile set.
+
+>>> fits = Fits(["RMMRMM", "FFFFFF"])
+>>> fits.takers("R....."), fits.takers("RR....")
+(1, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dorf.rules.area import PlayArea
+from dorf.rules.hexgrid import CELL_DELTAS, hex_of
+from dorf.rules.terrain import MATCH_CODE, TERRITORY_LETTERS
+from dorf.rules.tiles import distinct_rotations, rotate
+
+OPPOSITE = (3, 4, 5, 0, 1, 2)
+
+
+class Fits:
+    """The faces of a box, and which of them fit a cell given the edges around it."""
+
+    def __init__(self, faces: Iterable[str]) -> None:
+        self.faces = tuple(sorted(set(faces)))
+        self._oriented = [
+            (face, rotate(face, k), tuple(MATCH_CODE[e] for e in rotate(face, k)))
+            for face in self.faces
+            for k in distinct_rotations(face)
+        ]
+        self._takers: dict[str, int] = {}
+        self._showing: dict[tuple[str, int, str], int] = {}
+
+    def _fitting(self, around: str) -> list[tuple[str, str]]:
+        """The (face, oriented edges) that fit a cell with these edges around it."""
+        need = [(d, MATCH_CODE[e]) for d, e in enumerate(around) if e != "."]
+        return [(face, edges) for face, edges, codes in self._oriented if all(codes[d] == c for d, c in need)]
+
+    def takers(self, around: str) -> int:
+        """How many faces (in some rotation) fit a cell with these edges around it (``.`` for none)."""
+        found = self._takers.get(around)
+        if found is None:
+            found = self._takers[around] = len({face for face, _ in self._fitting(around)})
+        return found
+
+    def showing(self, around: str, d: int, letter: str) -> int:
+        """How many oriented faces fit the cell and show ``letter`` (or a multicoloured flag edge, for a
+        territory) in direction ``d``."""
+        key = (around, d, letter)
+        found = self._showing.get(key)
+        if found is None:
+            joins = letter + "X" if letter in TERRITORY_LETTERS else letter
+            found = self._showing[key] = sum(1 for _, edges in self._fitting(around) if edges[d] in joins)
+        return found
+
+
+def open_cells(area: PlayArea, cell: int, letter: str) -> dict[int, int]:
+    """The empty cells the open edges of the ``letter`` group through ``cell`` face, each with the
+    direction from that cell back to the group (one of them, if several edges face it).
+
+    A multicoloured flag (``X``) stands in the territory its edge meets, if any.
+    """
+    surroundings = area.surroundings
+    out: dict[int, int] = {}
+    if letter == "X":
+        edges = area.edges_at(hex_of(cell))
+        if edges is None or "X" not in edges:
+            return out
+        d = edges.index("X")
+        facing = surroundings(cell)[d]
+        if facing == ".":
+            out[cell + CELL_DELTAS[d]] = OPPOSITE[d]
+            return out
+        if facing not in TERRITORY_LETTERS:
+            return out
+        letter = facing
+    joins = letter + "X" if letter in TERRITORY_LETTERS else letter
+    edges_at = area.edges_at
+    seen = {cell}
+    todo = [cell]
+    while todo:
+        here = todo.pop()
+        edges = edges_at(hex_of(here))
+        if edges is None:
+            continue
+        around = surroundings(here)
+        for d in range(6):
+            if edges[d] in joins:
+                facing = around[d]
+                near = here + CELL_DELTAS[d]
+                if facing == ".":
+                    if near not in out:
+                        out[near] = OPPOSITE[d]
+                elif facing in joins and near not in seen and not (facing == "X" and edges[d] == "X"):
+                    seen.add(near)
+                    todo.append(near)
+    return out
+
+
+__all__ = ["Fits", "open_cells"]

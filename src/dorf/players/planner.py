@@ -1,0 +1,489 @@
+"""The planner: look-ahead over sampled futures with an evaluation learned from self-play.
+
+The strongest player (``planner``, the ``expert`` level; docs/players.md has
+its measured strength). :func:`position_of` reads what the deciding seat may
+know from its view; :class:`PlannerPlayer` ranks every legal placement one
+placement ahead with the learned evaluation (:mod:`dorf.players.evaluation`),
+and plays each of the best few against the same sampled futures: the next
+tiles by the reveal rule, each placed by a fast policy that ranks moves by
+their edge contacts (on the compiled core where built) and weighs the best
+few, plus those reaching an open task or a flag territory near closing, with
+the quick evaluation. A rollout's end is valued by the full evaluation, or
+by the exact score when the game is over there.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dorf.games.coop import PlayerView
+from dorf.games.duel import DuelView
+from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.players.evaluation import Evaluator, Weights, load_weights
+from dorf.players.outlook import Fits, open_cells
+from dorf.players.search import SearchPlayer, _Future, _Seat
+from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.hexgrid import cell_of
+from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
+from dorf.rules.terrain import AREA_LETTERS
+from dorf.rules.tiles import Tile, load_tileset, rotate
+
+View = PlayerView | DuelView | HeadToHeadView
+Move = tuple[int, int]
+#: Sampled futures a decision by default (``planner``, the ``expert`` level): about 0.3 s a solo
+#: placement on one core of the 2-core VM with the compiled core (docs/players.md).
+DEFAULT_FUTURES = 48
+#: The root's best moves by the quick evaluation that the full one weighs again.
+RECHECK = 12
+#: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
+FLAG_CLOSING = 3
+
+
+#: One sampled future: stacks (top = last) and marker piles (``search-v1``'s, shared unchanged).
+Future = _Future
+
+
+@dataclass
+class Position(_Seat):
+    """What the planner needs of its seat: ``search-v1``'s seat (its area, the tile to place and
+    what may come, and how a future is sampled), with the flags, fits and supply its evaluation
+    reads."""
+
+    flags: list[tuple[int, str]]
+    fits: Fits
+    #: Per area letter: how many unseen landscape tiles show it.
+    supply: dict[str, int]
+    #: The Duel: the other area's open tasks (a task tile comes while either area has fewer than 3).
+    rival_active: int = ACTIVE_TASKS
+    #: Which game: its evaluation has its own weights.
+    mode: str = "coop"
+
+
+def flags_of(area: PlayArea) -> list[tuple[int, str]]:
+    """The (cell, flag letter) of every flag tile in the area."""
+    return [(cell_of(*tile.at), tile.flag) for tile in area.placed if tile.flag is not None]
+
+
+def supply_of(tiles: Sequence[Tile]) -> dict[str, int]:
+    """Per area letter, how many of these tiles show it."""
+    return {letter: sum(1 for tile in tiles if letter in tile.face) for letter in AREA_LETTERS}
+
+
+_FITS: dict[str, Fits] = {}
+
+
+def fits_of(tileset: str) -> Fits:
+    """The faces of a shipped tile set, for :mod:`dorf.players.outlook` (made once)."""
+    fits = _FITS.get(tileset)
+    if fits is None:
+        fits = _FITS[tileset] = Fits(tile.face for tile in load_tileset(tileset).tiles)
+    return fits
+
+
+def position_of(view: View) -> Position:
+    """The deciding seat's position, read from its view only."""
+    if isinstance(view, HeadToHeadView):
+        revealed = view.revealed[view.player]
+        assert revealed is not None
+        unseen = view.unseen[view.player]
+        tasks_left, landscapes_left = view.stacks_left[view.player]
+        area = view.area
+        landscapes = [t for t in unseen if not t.is_task]
+        return Position(
+            area,
+            revealed.tile.face,
+            revealed.task,
+            revealed.tile.flag,
+            len(area.placed) + 1,
+            [t for t in unseen if t.is_task],
+            landscapes,
+            tasks_left,
+            landscapes_left,
+            {},
+            (),
+            True,
+            flags_of(area),
+            fits_of("head-to-head"),
+            supply_of(landscapes),
+            ACTIVE_TASKS,
+            "head-to-head",
+        )
+    revealed = view.revealed
+    assert revealed is not None
+    doubles = view.doubles_unseen if isinstance(view, DuelView) else ()
+    landscapes = [t for t in view.unseen if not t.is_task]
+    return Position(
+        view.area,
+        revealed.tile.face,
+        revealed.task,
+        revealed.tile.flag,
+        view.turn,
+        [t for t in view.unseen if t.is_task],
+        landscapes,
+        view.task_tiles_left,
+        view.landscapes_left,
+        view.markers_unseen,
+        doubles,
+        False,
+        flags_of(view.area),
+        fits_of("duel" if isinstance(view, DuelView) else "base"),
+        supply_of(landscapes),
+        view.areas[1 - view.player].active_count if isinstance(view, DuelView) else ACTIVE_TASKS,
+        "duel" if isinstance(view, DuelView) else "coop",
+    )
+
+
+class PlannerPlayer:
+    """Look-ahead over sampled futures with the learned evaluation; budget in futures."""
+
+    name = "planner"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        width: int = 6,
+        depth: int = 8,
+        shortlist: int = 4,
+        weights: Weights | None = None,
+        task_aware: bool = True,
+        expect: bool = False,
+        flag_aware: bool = True,
+        halving: bool = False,
+    ) -> None:
+        if iterations is None and seconds is None:
+            iterations = DEFAULT_FUTURES
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.width = width
+        self.depth = depth
+        self.shortlist = shortlist
+        self.task_aware = task_aware
+        self.expect = expect
+        self.flag_aware = flag_aware
+        self.halving = halving
+        self.weights = weights
+        self._evaluators: dict[str, Evaluator] = {}
+        self.evaluator = self.evaluator_for("coop")
+
+    def evaluator_for(self, mode: str) -> Evaluator:
+        """The evaluation for a mode: the weights given, else the ones shipped for the mode."""
+        found = self._evaluators.get(mode)
+        if found is None:
+            found = self._evaluators[mode] = Evaluator(self.weights or load_weights(mode))
+        return found
+
+    def choose(self, view: View) -> Placement | Pick:
+        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+            return SearchPlayer(self.rng.getrandbits(32), iterations=16).choose(view)
+        return self.analyse(view)[0][1]
+
+    def ranked(self, position: Position) -> list[tuple[float, Move]]:
+        """Every legal move with its one-ply value, best first (ties in cell, rotation order): the
+        quick evaluation for all, then the full one (with the frontier) for the best few."""
+        area = position.area
+        ev = self.evaluator
+        face, task, flag = position.face, position.task, position.flag
+        flags = position.flags
+        if flag is not None:
+            flags = [*flags, (-1, flag)]
+        left = position.landscapes_left
+        tasks_left = position.tasks_left
+        supply = position.supply
+        fits = position.fits
+
+        def judge(moves: list[Move], full: bool) -> list[tuple[float, Move]]:
+            scored = []
+            for cell, k in moves:
+                same, other = area.contacts(face, cell, k)
+                area.push(face, cell, k, flag=flag, task=task)
+                if flag is not None:
+                    flags[-1] = (cell, flag)
+                if full:
+                    value = ev.value(area, flags, left, tasks_left, supply, fits)
+                else:
+                    value = ev.quick(area, flags, left, tasks_left, supply)
+                area.pop()
+                scored.append((value + ev.joined_edge * same - ev.mismatched_edge * other, (cell, k)))
+            scored.sort(key=lambda item: -item[0])
+            return scored
+
+        quick = judge(sorted(area.legal_moves(face, task)), False)
+        head = sorted(move for _, move in quick[:RECHECK])
+        return judge(head, True) + quick[RECHECK:]
+
+    def analyse(self, view: View, include: Sequence[Placement] = ()) -> list[tuple[float, Placement]]:
+        position = position_of(view)
+        self.evaluator = self.evaluator_for(position.mode)
+        face = position.face
+        ranked = self.ranked(position)
+        if not ranked:
+            raise ValueError("there is no legal placement")
+        width = 1 if self.iterations == 0 else self.width
+        candidates = [move for _, move in ranked[:width]]
+        for placement in include:
+            wanted = (cell_of(*placement.at), rotate(face, placement.rot))
+            same = [move for _, move in ranked if (move[0], rotate(face, move[1])) == wanted]
+            if not same:
+                raise ValueError(f"placement {placement} is not legal for tile {face}")
+            if same[0] not in candidates:
+                candidates.append(same[0])
+        if len(candidates) == 1 or self.iterations == 0:
+            # One placement ahead: the candidates as the evaluation ranks them.
+            values = {move: value for value, move in ranked}
+            return [(values[move], placements_of([move])[0]) for move in candidates]
+        if self.expect:
+            out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
+            out.sort(key=lambda item: -item[0])
+            return out
+        if self.halving and self.iterations is not None and not include:
+            return self._halving(position, candidates, self.iterations)
+        totals = [0.0] * len(candidates)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        runs = 0
+        while True:
+            if self.iterations is not None and runs >= self.iterations:
+                break
+            if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
+                break
+            future = position.sample(self.rng)
+            seed = self.rng.random()
+            for i, move in enumerate(candidates):
+                totals[i] += self.rollout(position, move, future, random.Random(seed))
+            runs += 1
+        out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
+        out.sort(key=lambda item: -item[0])
+        return out
+
+    def _halving(
+        self, position: Position, candidates: list[Move], futures: int
+    ) -> list[tuple[float, Placement]]:
+        """Sequential halving: every candidate meets a quarter of the futures, the best four half of
+        them more, the best two all of them again; values are means over the futures each met."""
+        totals = [0.0] * len(candidates)
+        counts = [0] * len(candidates)
+        alive = list(range(len(candidates)))
+        survived = [0] * len(candidates)
+        for phase, (keep, share) in enumerate(((len(candidates), 4), (4, 2), (2, 1))):
+            alive = sorted(alive, key=lambda i: -totals[i] / max(counts[i], 1))[:keep]
+            for i in alive:
+                survived[i] = phase
+            for _ in range(max(1, futures // share)):
+                future = position.sample(self.rng)
+                seed = self.rng.random()
+                for i in alive:
+                    totals[i] += self.rollout(position, candidates[i], future, random.Random(seed))
+                    counts[i] += 1
+        order = sorted(range(len(candidates)), key=lambda i: (-survived[i], -totals[i] / counts[i]))
+        return [(totals[i] / counts[i], placements_of([candidates[i]])[0]) for i in order]
+
+    def next_tiles(self, position: Position, after: PlayArea) -> list[tuple[float, Tile, TaskSpec | None]]:
+        """The tiles that may be revealed next, each with its chance (tiles with the same face, flag
+        and task together), once the move has been made on ``after``."""
+        turn = position.turn + 1
+        rival = position.rival_active
+        if position.tasks_left and (
+            turn <= OPENING_TASK_TURNS or min(after.active_count, rival) < ACTIVE_TASKS
+        ):
+            pool = position.task_pool
+            found: dict[tuple[str, str | None, TaskSpec], list[Any]] = {}
+            for tile in pool:
+                if position.printed:
+                    assert tile.value is not None and tile.task is not None
+                    options = [(1.0, TaskSpec(tile.task, tile.value))]
+                elif tile.task == DOUBLE:
+                    doubles = position.doubles
+                    options = [(1.0 / len(doubles), TaskSpec(DOUBLE, 6, pair)) for pair in doubles]
+                else:
+                    assert tile.task is not None
+                    values = position.markers.get(tile.task, ())
+                    options = [(1.0 / len(values), TaskSpec(tile.task, v)) for v in values]
+                for share, spec in options:
+                    entry = found.setdefault((tile.face, tile.flag, spec), [0.0, tile, spec])
+                    entry[0] += share / len(pool)
+            return [(w, t, spec) for w, t, spec in found.values()]
+        pool = position.landscape_pool
+        if not position.landscapes_left or not pool:
+            return []
+        counted: dict[tuple[str, str | None], list[Any]] = {}
+        for tile in pool:
+            entry = counted.setdefault((tile.face, tile.flag), [0.0, tile, None])
+            entry[0] += 1.0 / len(pool)
+        return [(w, t, spec) for w, t, spec in counted.values()]
+
+    def expectation(self, position: Position, move: Move) -> float:
+        """The move's value over every tile that may come next, each placed at its best by the quick
+        evaluation and then valued in full: an exact look-ahead of one tile."""
+        area = position.area
+        ev = self.evaluator
+        fits = position.fits
+        cell, k = move
+        same, other = area.contacts(position.face, cell, k)
+        edges = ev.joined_edge * same - ev.mismatched_edge * other
+        area.push(position.face, cell, k, flag=position.flag, task=position.task)
+        flags = list(position.flags)
+        if position.flag is not None:
+            flags.append((cell, position.flag))
+        try:
+            coming = self.next_tiles(position, area)
+            left, tasks_left = position.landscapes_left, position.tasks_left
+            if not coming:
+                return ev.value(area, flags, left, tasks_left, position.supply, fits) + edges
+            total = 0.0
+            rng = random.Random(0)
+            for chance, tile, task in coming:
+                supply = position.supply
+                tile_left, tile_tasks = left, tasks_left
+                if task is None:
+                    supply = dict(supply)
+                    for letter in set(tile.face):
+                        if letter in supply:
+                            supply[letter] -= 1
+                    tile_left -= 1
+                else:
+                    tile_tasks -= 1
+                moves = area.legal_moves(tile.face, task)
+                if not moves:
+                    total += chance * ev.value(area, flags, tile_left, tile_tasks, supply, fits)
+                    continue
+                gain, (c, r) = self.policy(
+                    area, tile, task, moves, flags, tile_left, tile_tasks, supply, fits, rng
+                )
+                area.push(tile.face, c, r, flag=tile.flag, task=task)
+                placed = [*flags, (c, tile.flag)] if tile.flag is not None else flags
+                total += chance * (ev.value(area, placed, tile_left, tile_tasks, supply, fits) + gain)
+                area.pop()
+            return total + edges
+        finally:
+            area.pop()
+
+    def rollout(self, position: Position, move: Move, future: Future, rng: random.Random) -> float:
+        area = position.area
+        ev = self.evaluator
+        fits = position.fits
+        cell, k = move
+        same, other = area.contacts(position.face, cell, k)
+        edges = ev.joined_edge * same - ev.mismatched_edge * other
+        area.push(position.face, cell, k, flag=position.flag, task=position.task)
+        flags = list(position.flags)
+        if position.flag is not None:
+            flags.append((cell, position.flag))
+        supply = dict(position.supply)
+        pushed = 1
+        tasks = list(future.tasks)
+        landscapes = list(future.landscapes)
+        markers = {kind: list(pile) for kind, pile in future.markers.items()}
+        doubles = list(future.doubles)
+        turn = position.turn
+        # The Duel's other area: taken to place every task tile and complete none in the look-ahead.
+        rival = position.rival_active
+        for _ in range(self.depth):
+            turn += 1
+            task: TaskSpec | None = None
+            if tasks and (turn <= OPENING_TASK_TURNS or min(area.active_count, rival) < ACTIVE_TASKS):
+                tile = tasks.pop()
+                rival += 1
+                task = task_of(tile, position.printed, markers, doubles)
+                if task is None:
+                    continue
+            elif landscapes:
+                tile = landscapes.pop()
+                for letter in set(tile.face):
+                    if letter in supply:
+                        supply[letter] -= 1
+            else:
+                break
+            moves = area.legal_moves(tile.face, task)
+            if not moves:
+                continue
+            gain, (c, r) = self.policy(
+                area, tile, task, moves, flags, len(landscapes), len(tasks), supply, fits, rng
+            )
+            edges += gain
+            area.push(tile.face, c, r, flag=tile.flag, task=task)
+            if tile.flag is not None:
+                flags.append((c, tile.flag))
+            pushed += 1
+        task_due = tasks and (turn + 1 <= OPENING_TASK_TURNS or min(area.active_count, rival) < ACTIVE_TASKS)
+        if not landscapes and not task_due:
+            value = ev.score_now(area, flags)  # the game is over: its exact score
+        else:
+            value = ev.value(area, flags, len(landscapes), len(tasks), supply, fits) + edges
+        for _ in range(pushed):
+            area.pop()
+        return value
+
+    def policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[Move],
+        flags: list[tuple[int, str]],
+        left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        rng: random.Random,
+    ) -> tuple[float, Move]:
+        """The rollout's move: the best by quick evaluation among the best few by edge contacts."""
+        ev = self.evaluator
+        face = tile.face
+        noise = rng.random
+        # Each move's edge contacts plus a little noise, best first (PlayArea.contact_values).
+        touching = area.contact_values(
+            face, moves, ev.joined_edge, ev.mismatched_edge, [noise() for _ in moves]
+        )
+        size = self.shortlist
+        shortlist = touching[:size]
+        if self.task_aware:
+            targets: set[int] = set()
+            for open_task in area.tasks:
+                if open_task.status is OPEN:
+                    for letter in open_task.spec.letters:
+                        if letter in face:
+                            targets.update(open_cells(area, open_task.cell, letter))
+            if self.flag_aware:
+                figures = area.figures
+                for cell, letter in flags:
+                    if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
+                        targets.update(open_cells(area, cell, letter))
+            if targets:
+                extra = [entry for entry in touching[size:] if entry[1][0] in targets][:size]
+                shortlist = shortlist + extra
+        flag = tile.flag
+        if flag is not None:
+            flags = [*flags, (-1, flag)]
+        best = (-1e9, 0.0, *shortlist[0][1])
+        for gain, (cell, k) in shortlist:
+            area.push(face, cell, k, flag=flag, task=task)
+            if flag is not None:
+                flags[-1] = (cell, flag)
+            value = ev.quick(area, flags, left, tasks_left, supply) + gain
+            area.pop()
+            if value > best[0]:
+                best = (value, gain, cell, k)
+        return best[1], (best[2], best[3])
+
+
+def task_of(
+    tile: Tile, printed: bool, markers: dict[str, list[int]], doubles: list[tuple[str, str]]
+) -> TaskSpec | None:
+    """The task a revealed task tile carries in a sampled future (None if its pile is empty)."""
+    assert tile.task is not None
+    if printed:
+        assert tile.value is not None
+        return TaskSpec(tile.task, tile.value)
+    if tile.task == DOUBLE:
+        return TaskSpec(DOUBLE, 6, doubles.pop()) if doubles else None
+    pile = markers.get(tile.task)
+    return TaskSpec(tile.task, pile.pop()) if pile else None

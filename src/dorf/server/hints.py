@@ -1,0 +1,52 @@
+"""``POST /api/games/ID/hint``: the coach's advice for a seat, computed away from the event loop.
+
+:func:`hint_for` is a plain function of plain data (the game's record, the
+seat, a seed), like :func:`dorf.server.thinking.think`: it rebuilds the game,
+takes the seat's view (what that seat may know, never a stack's order) and
+asks the coach (:func:`dorf.players.coach.hint`) what to do and why.
+
+A hint is refused (code ``no-hint``) in a game where another person plays an
+online seat, unless the game is a practice game: advice from the computer
+would be an unfair help against a person.
+
+>>> record = {"format": "dorf-record/1", "mode": "coop", "tileset": "base", "seed": 4,
+...           "players": ["Ann"], "decisions": []}
+>>> sorted(hint_for(record, 0, 1, "planner:2")["hint"])
+['at', 'reasons', 'rot', 'text']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dorf.formats.record import replay_record
+from dorf.games.coop import CoopState
+from dorf.players.coach import DEFAULT_PLAYER, hint
+from dorf.server.protocol import ProtocolError
+from dorf.server.sessions import ONLINE, GameSession
+
+#: The coach behind a hint: the same as ``dorf analyse`` (about a second a decision).
+HINT_PLAYER = DEFAULT_PLAYER
+
+
+def check_hint_allowed(session: GameSession, seats: set[int], seat: int) -> None:
+    """Raise ProtocolError unless ``seat`` (held by the asker) may have a hint now."""
+    practice = bool(getattr(session, "practice", False))
+    others = [s for i, s in enumerate(session.seats) if s.kind == ONLINE and i not in seats]
+    if others and not practice:
+        raise ProtocolError(
+            "no-hint", "no hints in a game against another person (only in practice games)", 403
+        )
+    if session.is_over or seat not in session.waiting():
+        raise ProtocolError("no-decision", f"seat {seat} has nothing to decide now", 409)
+
+
+def hint_for(record: dict[str, Any], seat: int, seed: int, spec: str | None = None) -> dict[str, Any]:
+    """The coach's hint for ``seat`` in the game so far: ``{"hint": {...}}`` (the coach is
+    :data:`HINT_PLAYER` unless ``spec`` names another)."""
+    state = replay_record(record)
+    view = state.view() if isinstance(state, CoopState) else state.view(seat)
+    return {"hint": hint(view, spec or HINT_PLAYER, seed).as_json()}
+
+
+__all__ = ["HINT_PLAYER", "check_hint_allowed", "hint_for"]
