@@ -132,12 +132,17 @@ def wait_version_after(page: Any, old: int) -> None:
     page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
 
 
-def start_from_lobby(page: Any, server_url: str, mode: str = "", names: tuple[str, ...] = ()) -> None:
-    """Start a game on the front page: the mode's card (by its name), the players' names."""
+def start_from_lobby(
+    page: Any, server_url: str, mode: str = "", names: tuple[str, ...] = (), computer: str = ""
+) -> None:
+    """Start a game on the front page: the mode's card (by its name), the players' names, and
+    (``computer``, a level such as ``"easy"``) the second seat's player instead of the default."""
     page.goto(server_url + "/")
     if mode:
         page.locator("label.mode", has_text=mode).click()
     for i, name in enumerate(names):
         page.locator(".seat-name").nth(i).fill(name)
+    if computer:
+        page.locator(".seat-kind").nth(1).select_option(f"computer:{computer}")
     page.locator("#start").click()
     page.wait_for_url(re.compile(r"/game/"))

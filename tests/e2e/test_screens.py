@@ -169,7 +169,8 @@ def test_a_whole_solo_game_on_a_phone_with_taps_only(server_url: str, pages: Pag
 
 def test_a_duel_against_the_computer_on_a_wide_screen_shows_both_areas(server_url: str, pages: Pages) -> None:
     page = pages.wide()
-    start_from_lobby(page, server_url, "The Duel", ("Ann", "Bob"))
+    # the easy level: this is about the screen, not the opponent's strength
+    start_from_lobby(page, server_url, "The Duel", ("Ann", "Bob"), computer="easy")
     page.locator(".legal-cell").first.wait_for()
     assert not page.locator(".area-tabs").is_visible()  # no tabs: both areas are on the screen
     rng = random.Random(8)
