@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -128,8 +129,15 @@ def version(page: Any) -> int:
     return int(page.evaluate("document.body.dataset.version || '-1'"))
 
 
-def wait_version_after(page: Any, old: int) -> None:
-    page.wait_for_function(f"Number(document.body.dataset.version) > {old}")
+def wait_version_after(page: Any, old: int, limit: float = 30.0) -> None:
+    """Wait until the page shows a newer version of the game. Polled with ``page.evaluate``,
+    which the server's Content-Security-Policy allows; ``wait_for_function``'s string predicate
+    is refused by it as soon as it has to poll."""
+    deadline = time.monotonic() + limit
+    while version(page) <= old:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page still shows version {version(page)}, not newer than {old}")
+        page.wait_for_timeout(20)
 
 
 def start_from_lobby(
