@@ -15,7 +15,6 @@ by the exact score when the game is over there.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,7 @@ from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.evaluation import Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits, open_cells
-from dorf.players.search import SearchPlayer, _Future, _Seat
+from dorf.players.search import SearchPlayer, _Future, _Seat, over_futures
 from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
@@ -247,22 +246,14 @@ class PlannerPlayer:
             return out
         if self.halving and self.iterations is not None and not include:
             return self._halving(position, candidates, self.iterations)
-        totals = [0.0] * len(candidates)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        runs = 0
-        while True:
-            if self.iterations is not None and runs >= self.iterations:
-                break
-            if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
-                break
-            future = position.sample(self.rng)
-            seed = self.rng.random()
-            for i, move in enumerate(candidates):
-                totals[i] += self.rollout(position, move, future, random.Random(seed))
-            runs += 1
-        out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
-        out.sort(key=lambda item: -item[0])
-        return out
+        return over_futures(
+            self.rng,
+            self.iterations,
+            self.seconds,
+            candidates,
+            position.sample,
+            lambda move, future, rng: self.rollout(position, move, future, rng),
+        )
 
     def _halving(
         self, position: Position, candidates: list[Move], futures: int

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
@@ -184,24 +185,16 @@ class SearchPlayer:
                 raise ValueError(f"placement {placement} is not legal for tile {face}")
             if same[0] not in candidates:
                 candidates.append(same[0])
-        totals = [0.0] * len(candidates)
         if len(candidates) == 1:
             return [(ranked[0][0], placements_of(candidates)[0])]
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        runs = 0
-        while True:
-            if self.iterations is not None and runs >= self.iterations:
-                break
-            if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
-                break
-            future = seat.sample(self.rng)
-            seed = self.rng.random()
-            for i, move in enumerate(candidates):
-                totals[i] += self._rollout(seat, move, future, random.Random(seed))
-            runs += 1
-        out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
-        out.sort(key=lambda item: -item[0])
-        return out
+        return over_futures(
+            self.rng,
+            self.iterations,
+            self.seconds,
+            candidates,
+            seat.sample,
+            lambda move, future, rng: self._rollout(seat, move, future, rng),
+        )
 
     def _rollout(self, seat: _Seat, move: tuple[int, int], future: _Future, rng: random.Random) -> float:
         area = seat.area
@@ -352,3 +345,35 @@ def _task_of(
         return TaskSpec(DOUBLE, 6, doubles.pop()) if doubles else None
     pile = markers.get(tile.task)
     return TaskSpec(tile.task, pile.pop()) if pile else None
+
+
+F = TypeVar("F")
+
+
+def over_futures(
+    rng: random.Random,
+    iterations: int | None,
+    seconds: float | None,
+    candidates: Sequence[tuple[int, int]],
+    sample: Callable[[random.Random], F],
+    rollout: Callable[[tuple[int, int], F, random.Random], float],
+) -> list[tuple[float, Placement]]:
+    """Each candidate's mean over sampled futures, best first: ``iterations`` futures (or as many
+    as ``seconds`` allow, at least one), every candidate meeting the same future and the same
+    rollout seed."""
+    totals = [0.0] * len(candidates)
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    runs = 0
+    while True:
+        if iterations is not None and runs >= iterations:
+            break
+        if deadline is not None and runs > 0 and time.perf_counter() >= deadline:
+            break
+        future = sample(rng)
+        seed = rng.random()
+        for i, move in enumerate(candidates):
+            totals[i] += rollout(move, future, random.Random(seed))
+        runs += 1
+    out = [(totals[i] / runs, placements_of([move])[0]) for i, move in enumerate(candidates)]
+    out.sort(key=lambda item: -item[0])
+    return out
