@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from pathlib import Path
@@ -32,7 +33,7 @@ from dorf.players.planner import PlannerPlayer, fits_of, flags_of
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
-from dorf.rules.tasks import COMPLETED, TaskSpec
+from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
 
 
 def _reference_open_cells(area: PlayArea, cell: int, letter: str) -> set[int]:
@@ -106,6 +107,78 @@ def test_the_quick_logits_equal_the_weighted_features() -> None:
         features = flag_features(size, edges, edges, 0, 0, left)
         expected = sum(weights.flag[name] * f for name, f in zip(weights.flag, features, strict=True))
         assert evaluator.flag_logit(size, edges, left) == pytest.approx(expected)
+
+
+def _quick_by_the_logits(
+    evaluator: Evaluator,
+    area: PlayArea,
+    flags: list[tuple[int, str]],
+    left: int,
+    tasks_left: int,
+    supply: dict[str, int],
+) -> float:
+    """The quick evaluation written plainly with task_logit and flag_logit (the fast one inlines
+    task_logit and must give the same value to the last bit)."""
+    total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
+    flags_value = 0.0
+    for cell, letter in flags:
+        size, open_edges = area.figures(cell, letter)
+        if open_edges == 0:
+            total += size
+        else:
+            logit = evaluator.flag_logit(size, open_edges, left)
+            chance = 0.0 if logit < -30 else 1.0 / (1.0 + math.exp(-logit))
+            flags_value += evaluator.flag_points(size, open_edges) * chance
+    tasks_value = 0.0
+    for task in area.tasks:
+        if task.status is COMPLETED:
+            total += task.spec.value
+        elif task.status is OPEN and task.spec.type != CONNECTION:
+            best = 0.0
+            for letter in task.spec.letters:
+                size, open_edges = area.figures(task.cell, letter)
+                if size <= task.spec.value and open_edges:
+                    logit = evaluator.task_logit(
+                        task.spec.value - size,
+                        open_edges,
+                        letter in "RT",
+                        left,
+                        supply.get(letter, 0),
+                        area.active_count,
+                    )
+                    chance = 0.0 if logit < -30 else 1.0 / (1.0 + math.exp(-logit))
+                    best = max(best, task.spec.value * chance)
+            tasks_value += best
+    w = evaluator._value
+    free = 3 - area.active_count if tasks_left > 0 else 0
+    return total + w[0] * left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
+
+
+@pytest.mark.parametrize("mode", ["coop", "duel"])
+def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: str) -> None:
+    evaluator = Evaluator(load_weights(mode))
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = CoopGame(seed=seed).new_state() if mode == "coop" else DuelGame(seed=seed).new_state()
+        for _ in range(60):
+            if mode == "coop":
+                if state.is_over:
+                    break
+                options = state.legal_placements()
+                state.play(options[rng.randrange(len(options))])
+                area = state.area
+            else:
+                waiting = state.to_move()
+                if not waiting:
+                    break
+                options = state.legal_placements(waiting[0])
+                state.play(options[rng.randrange(len(options))], waiting[0])
+                area = state.areas[waiting[0]]
+            for left in (0, 5, 40):
+                supply = {letter: rng.randrange(40) for letter in "FGVRTLP"}
+                tasks_left = rng.randrange(3)
+                args = (area, flags_of(area), left, tasks_left, supply)
+                assert evaluator.quick(*args) == _quick_by_the_logits(evaluator, *args)
 
 
 def test_the_shipped_weights_load_and_a_bad_file_is_one_clear_line() -> None:
@@ -196,3 +269,16 @@ def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
         assert evaluator.score_now(duel.areas[p], flags_of(duel.areas[p])) == score_duel(duel.areas[p]).total
         area = head.area(p)
         assert evaluator.score_now(area, flags_of(area)) == score_head_to_head(area).total
+
+
+def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
+    """planner thinks 48 futures a placement in the cooperative game and the Duel, 144 in Head to
+    Head (smaller areas: about 0.5 s a placement, docs/players.md); planner:N is N everywhere."""
+    default = make_player("planner")
+    assert isinstance(default, PlannerPlayer)
+    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [48, 48, 144]
+    given = make_player("planner:8")
+    assert isinstance(given, PlannerPlayer)
+    assert [given.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [8, 8, 8]
+    timed = make_player("planner:1s")
+    assert isinstance(timed, PlannerPlayer) and timed.futures_for("head-to-head") is None

@@ -271,3 +271,47 @@ def test_the_documented_game_lines_have_the_documented_keys() -> None:
     assert {k: v for k, v in line.items() if k != "seconds"} == {
         k: v for k, v in coop.items() if k != "seconds"
     }  # the documented line is game 0 of seed 1
+
+
+def test_summarise_reads_runs_back_and_joins_them_as_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seeds 1-2 and 3-4 saved by two runs summarise exactly as one run of seeds 1-4."""
+    spec = "simulate --mode duel --player greedy --opponent random --alternate --workers 1"
+    first, second, whole = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "all.jsonl"
+    assert _run(capsys, spec, "--games", "2", "--seed", "1", "--out", str(first))[0] == 0
+    assert _run(capsys, spec, "--games", "2", "--seed", "3", "--out", str(second))[0] == 0
+    code, one_run, _ = _run(capsys, spec, "--games", "4", "--seed", "1", "--out", str(whole))
+    assert code == 0
+    code, joined, stderr = _run(capsys, "simulate --summarise", str(second), str(first))
+    assert code == 0, stderr
+    assert joined.splitlines()[0] == f"duel: 4 games, seeds 1-4, read from {second}, {first}"
+    assert joined.splitlines()[1:] == one_run.splitlines()[1:]
+    assert "greedy wins" in joined
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["{}"], "line 1: not a game written by dorf simulate --out"),
+        (["not json"], "line 1: not a game written by dorf simulate --out"),
+        ([], "no games in"),
+        (["SAME", "SAME"], "line 2: seed 1 again (first in"),
+        (["SAME", "OTHER_MODE"], "line 2: a coop game among duel games"),
+    ],
+)
+def test_summarise_refuses_what_it_cannot_join_in_one_line(
+    lines: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = {"game": 0, "seed": 1, "mode": "duel", "players": ["greedy", "random"], "moves": [1, 1]}
+    game |= {"score": [{"total": 3}, {"total": 2}], "winner": 0, "seconds": 0.1}
+    coop = {"game": 0, "seed": 2, "mode": "coop", "players": ["greedy"], "moves": 3}
+    coop |= {"score": {"total": 5}, "seconds": 0.1}
+    known = {"SAME": json.dumps(game), "OTHER_MODE": json.dumps(coop)}
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(known.get(line, line) + "\n" for line in lines))
+    code, stdout, stderr = _run(capsys, "simulate --summarise", str(path))
+    assert code == 2 and stdout == ""
+    assert stderr.startswith("dorf simulate: ") and stderr.count("\n") == 1 and message in stderr, stderr
+    code, _, stderr = _run(capsys, "simulate --summarise", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and "cannot read" in stderr and stderr.count("\n") == 1

@@ -724,6 +724,14 @@ def add_simulate_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "--out", default=None, metavar="FILE", help="write one JSON line per game here ('-': stdout)"
     )
     parser.add_argument("--plot", default=None, metavar="FILE", help="write a PNG of the score distributions")
+    parser.add_argument(
+        "--summarise",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="play nothing: the summary table of games saved by --out (several runs together, e.g. "
+        "seeds 1-100 and 101-200)",
+    )
 
 
 def check_writable(path: str) -> None:
@@ -746,7 +754,70 @@ def simulate_main(args: argparse.Namespace) -> int:
         return 2
 
 
+def read_results(paths: Sequence[str]) -> list[GameResult]:
+    """The games saved by ``--out`` in these files: one mode, the same players, each seed once
+    (raises :class:`SimulateError` naming the file and line)."""
+    results: list[GameResult] = []
+    seen: dict[int, str] = {}
+    for path in paths:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SimulateError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{path} line {number}"
+            try:
+                result = json.loads(line)
+                seed, mode, players = result["seed"], result["mode"], result["players"]
+                pads = result["score"]
+                totals = [pad["total"] for pad in (pads if isinstance(pads, list) else [pads])]
+                if (
+                    not isinstance(seed, int)
+                    or mode not in MODES
+                    or not all(isinstance(t, (int, float)) for t in totals)
+                ):
+                    raise ValueError
+            except (ValueError, KeyError, TypeError):
+                raise SimulateError(f"{where}: not a game written by dorf simulate --out") from None
+            if results:
+                first = results[0]
+                if mode != first["mode"]:
+                    raise SimulateError(f"{where}: a {mode} game among {first['mode']} games")
+                if sorted(players) != sorted(first["players"]) or ("swapped" in result) != (
+                    "swapped" in first
+                ):
+                    raise SimulateError(
+                        f"{where}: other players ({', '.join(players)}) than the first game's"
+                    )
+            if seed in seen:
+                raise SimulateError(f"{where}: seed {seed} again (first in {seen[seed]})")
+            seen[seed] = where
+            results.append(result)
+    if not results:
+        raise SimulateError("no games in " + ", ".join(paths))
+    results.sort(key=lambda r: r["seed"])
+    return results
+
+
+def _summarise_files(paths: Sequence[str]) -> int:
+    results = read_results(paths)
+    runs: list[list[int]] = []
+    for seed in (r["seed"] for r in results):
+        if runs and seed == runs[-1][1] + 1:
+            runs[-1][1] = seed
+        else:
+            runs.append([seed, seed])
+    span = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
+    header = f"{results[0]['mode']}: {len(results)} games, seeds {span}, read from {', '.join(paths)}"
+    print("\n".join(summary_lines(summarise(results), header)))
+    return 0
+
+
 def _simulate(args: argparse.Namespace) -> int:
+    if args.summarise:
+        return _summarise_files(args.summarise)
     simulation = Simulation(
         args.mode, args.player, args.opponent, args.games, args.seed, args.players, args.alternate
     )

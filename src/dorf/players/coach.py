@@ -48,6 +48,7 @@ from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import Revealed
 from dorf.players.evaluation import BOARD_FEATURES, Evaluator, load_weights
 from dorf.players.explain import FLAG_NAMES, effects, gains, summary
+from dorf.players.foresight import foresight_gains
 from dorf.players.outlook import Fits
 from dorf.players.planner import PlannerPlayer, fits_of, position_of
 from dorf.players.registry import View, make_player
@@ -232,7 +233,11 @@ def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 
         cells = int(theirs.tight - mine.tight)
         found.append((0.05 * cells, f"leaves {cells} cell{'s' * (cells != 1)} fewer that few tiles fit"))
     found.sort(key=lambda item: -item[0])
-    return [text for _, text in found[:limit]]
+    told: list[str] = []
+    for _, text in found:
+        if text not in told:
+            told.append(text)
+    return told[:limit]
 
 
 def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, ...]:
@@ -302,10 +307,13 @@ def analyse_record(
                 played = None
             face, task = revealed.tile.face, revealed.task
             if played is not None and view.area.why_illegal(face, played, task) is None:
-                weighed, index = weigh(coach_player(spec, _seed_of(seed, number)), view, played)
+                coach = coach_player(spec, _seed_of(seed, number))
+                weighed, index = weigh(coach, view, played)
                 preferred = weighed[0][1]
                 loss = weighed[0][0] - weighed[index][0]
                 why = reasons_for(view, preferred, played) if loss > 0 else ()
+                if loss > 0 and not why and isinstance(coach, PlannerPlayer):
+                    why = tuple(foresight_gains(coach, view, preferred, played, _seed_of(seed, -number)))
                 if loss > 0 and not why:
                     why = (f"leaves better chances for the tiles to come (about {loss:.1f} points)",)
                 verdicts.append(

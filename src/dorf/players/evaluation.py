@@ -456,7 +456,16 @@ class Evaluator:
                 flags_value += self.flag_points(size, open_edges) * chance
         active = area.active_count
         tasks_value = 0.0
-        task_logit = self.task_logit
+        # task_logit inlined, its parts that do not change from task to task computed once: the
+        # same operations in the same order, so the same values to the last bit.
+        t = self._task
+        missing_part, entrances_part = self._missing, self._entrances
+        t0, t8, t9, t10, t11, t12, t14 = t[0], t[8], t[9], t[10], t[11], t[12], t[14]
+        later = landscapes_left + 1
+        landscapes_part = t[13] * _log1p(landscapes_left) / 4
+        active_part = t[16] * active / 3
+        supply_parts: dict[str, tuple[int, float]] = {}
+        exp = math.exp
         for task in area.tasks:
             status = task.status
             spec = task.spec
@@ -471,15 +480,24 @@ class Evaluator:
                 size, open_edges = figures(task.cell, letter)
                 if size > value or open_edges == 0:
                     continue
-                logit = task_logit(
-                    value - size,
-                    open_edges,
-                    letter in NETWORK_LETTERS,
-                    landscapes_left,
-                    supply.get(letter, 0),
-                    active,
+                missing = value - size
+                part = supply_parts.get(letter)
+                if part is None:
+                    count = supply.get(letter, 0)
+                    part = supply_parts[letter] = (count + 1, t[15] * _log1p(count) / 3)
+                logit = (
+                    t0
+                    + missing_part[missing if missing < 5 else 5]
+                    + entrances_part[open_edges if open_edges < 3 else 3]
                 )
-                best = max(best, value * _sigmoid(logit))
+                logit += t8 * (open_edges if open_edges < 8 else 8) / 8 + t9 * (open_edges < missing)
+                if letter in NETWORK_LETTERS:
+                    logit += t10 + t11 * missing
+                logit += t12 * missing / later + landscapes_part
+                logit += t14 * missing / part[0] + part[1] + active_part
+                chance = 0.0 if logit < -30 else 1.0 / (1.0 + exp(-logit))
+                if value * chance > best:
+                    best = value * chance
             tasks_value += best
         free = ACTIVE_TASKS - active if tasks_left > 0 else 0
         return total + w[0] * landscapes_left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value

@@ -31,24 +31,42 @@ class Fits:
 
     def __init__(self, faces: Iterable[str]) -> None:
         self.faces = tuple(sorted(set(faces)))
-        self._oriented = [
-            (face, rotate(face, k), tuple(MATCH_CODE[e] for e in rotate(face, k)))
-            for face in self.faces
-            for k in distinct_rotations(face)
+        #: Every face in every distinct rotation: bit j of a mask stands for the j-th.
+        self._oriented = [(face, rotate(face, k)) for face in self.faces for k in distinct_rotations(face)]
+        self._all = (1 << len(self._oriented)) - 1
+        #: Per direction and match code: the oriented faces with an edge of that code there.
+        self._by_code: list[dict[int, int]] = [{} for _ in range(6)]
+        for j, (_, edges) in enumerate(self._oriented):
+            for d, e in enumerate(edges):
+                table = self._by_code[d]
+                table[MATCH_CODE[e]] = table.get(MATCH_CODE[e], 0) | 1 << j
+        #: Per face: its rotations' bits.
+        self._face_bits = [
+            sum(1 << j for j, (face, _) in enumerate(self._oriented) if face == f) for f in self.faces
         ]
+        self._masks: dict[str, int] = {}
         self._takers: dict[str, int] = {}
         self._showing: dict[tuple[str, int, str], int] = {}
+        #: Per direction and letters: the oriented faces showing one of the letters there.
+        self._shows: dict[tuple[int, str], int] = {}
 
-    def _fitting(self, around: str) -> list[tuple[str, str]]:
-        """The (face, oriented edges) that fit a cell with these edges around it."""
-        need = [(d, MATCH_CODE[e]) for d, e in enumerate(around) if e != "."]
-        return [(face, edges) for face, edges, codes in self._oriented if all(codes[d] == c for d, c in need)]
+    def _fitting(self, around: str) -> int:
+        """The oriented faces (a bit mask) that fit a cell with these edges around it."""
+        mask = self._masks.get(around)
+        if mask is None:
+            mask = self._all
+            for d, e in enumerate(around):
+                if e != ".":
+                    mask &= self._by_code[d].get(MATCH_CODE[e], 0)
+            self._masks[around] = mask
+        return mask
 
     def takers(self, around: str) -> int:
         """How many faces (in some rotation) fit a cell with these edges around it (``.`` for none)."""
         found = self._takers.get(around)
         if found is None:
-            found = self._takers[around] = len({face for face, _ in self._fitting(around)})
+            mask = self._fitting(around)
+            found = self._takers[around] = sum(1 for bits in self._face_bits if mask & bits)
         return found
 
     def showing(self, around: str, d: int, letter: str) -> int:
@@ -58,7 +76,11 @@ class Fits:
         found = self._showing.get(key)
         if found is None:
             joins = letter + "X" if letter in TERRITORY_LETTERS else letter
-            found = self._showing[key] = sum(1 for _, edges in self._fitting(around) if edges[d] in joins)
+            shows = self._shows.get((d, joins))
+            if shows is None:
+                bits = (1 << j for j, (_, edges) in enumerate(self._oriented) if edges[d] in joins)
+                shows = self._shows[(d, joins)] = sum(bits)
+            found = self._showing[key] = (self._fitting(around) & shows).bit_count()
         return found
 
 

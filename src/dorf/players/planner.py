@@ -15,7 +15,7 @@ by the exact score when the game is over there.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +34,11 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
-#: Sampled futures a decision by default (``planner``, the ``expert`` level): about 0.3 s a solo
-#: placement on one core of the 2-core VM with the compiled core (docs/players.md).
-DEFAULT_FUTURES = 48
+#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.3 s
+#: a placement in the cooperative game and the Duel, about 0.5 s in Head to Head (its areas are
+#: smaller, so a future costs less) on one core of the 2-core VM with the compiled core
+#: (docs/players.md).
+DEFAULT_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
 #: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
@@ -157,10 +159,9 @@ class PlannerPlayer:
         flag_aware: bool = True,
         halving: bool = False,
     ) -> None:
-        if iterations is None and seconds is None:
-            iterations = DEFAULT_FUTURES
         self.seed = seed
         self.rng = random.Random(seed)
+        #: Futures a decision; None: the game's default (:data:`DEFAULT_FUTURES`) unless ``seconds``.
         self.iterations = iterations
         self.seconds = seconds
         self.width = width
@@ -173,6 +174,13 @@ class PlannerPlayer:
         self.weights = weights
         self._evaluators: dict[str, Evaluator] = {}
         self.evaluator = self.evaluator_for("coop")
+
+    def futures_for(self, mode: str) -> int | None:
+        """Futures a decision in this game: the budget given, else the game's default (None when
+        the budget is in seconds)."""
+        if self.iterations is None and self.seconds is None:
+            return DEFAULT_FUTURES[mode]
+        return self.iterations
 
     def evaluator_for(self, mode: str) -> Evaluator:
         """The evaluation for a mode: the weights given, else the ones shipped for the mode."""
@@ -227,7 +235,8 @@ class PlannerPlayer:
         ranked = self.ranked(position)
         if not ranked:
             raise ValueError("there is no legal placement")
-        width = 1 if self.iterations == 0 else self.width
+        futures = self.futures_for(position.mode)
+        width = 1 if futures == 0 else self.width
         candidates = [move for _, move in ranked[:width]]
         for placement in include:
             wanted = (cell_of(*placement.at), rotate(face, placement.rot))
@@ -236,7 +245,7 @@ class PlannerPlayer:
                 raise ValueError(f"placement {placement} is not legal for tile {face}")
             if same[0] not in candidates:
                 candidates.append(same[0])
-        if len(candidates) == 1 or self.iterations == 0:
+        if len(candidates) == 1 or futures == 0:
             # One placement ahead: the candidates as the evaluation ranks them.
             values = {move: value for value, move in ranked}
             return [(values[move], placements_of([move])[0]) for move in candidates]
@@ -244,11 +253,11 @@ class PlannerPlayer:
             out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
             out.sort(key=lambda item: -item[0])
             return out
-        if self.halving and self.iterations is not None and not include:
-            return self._halving(position, candidates, self.iterations)
+        if self.halving and futures is not None and not include:
+            return self._halving(position, candidates, futures)
         return over_futures(
             self.rng,
-            self.iterations,
+            futures,
             self.seconds,
             candidates,
             position.sample,
@@ -357,7 +366,16 @@ class PlannerPlayer:
         finally:
             area.pop()
 
-    def rollout(self, position: Position, move: Move, future: Future, rng: random.Random) -> float:
+    def rollout(
+        self,
+        position: Position,
+        move: Move,
+        future: Future,
+        rng: random.Random,
+        at_end: Callable[[PlayArea, list[tuple[int, str]]], None] | None = None,
+    ) -> float:
+        """Play ``move``, then up to :attr:`depth` tiles of ``future`` by :meth:`policy`; the value
+        at the end (``at_end`` sees the area and its flags there, before the tiles are taken back)."""
         area = position.area
         ev = self.evaluator
         fits = position.fits
@@ -409,6 +427,8 @@ class PlannerPlayer:
             value = ev.score_now(area, flags)  # the game is over: its exact score
         else:
             value = ev.value(area, flags, len(landscapes), len(tasks), supply, fits) + edges
+        if at_end is not None:
+            at_end(area, flags)
         for _ in range(pushed):
             area.pop()
         return value
