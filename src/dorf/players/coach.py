@@ -47,7 +47,7 @@ from dorf.games.duel import DuelState, DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import Revealed
 from dorf.players.evaluation import BOARD_FEATURES, Evaluator, load_weights
-from dorf.players.explain import FLAG_NAMES, effects, gains, summary
+from dorf.players.explain import FLAG_NAMES, effects, gains, summary, weightiest
 from dorf.players.foresight import foresight_gains
 from dorf.players.outlook import Fits
 from dorf.players.planner import PlannerPlayer, fits_of, position_of
@@ -232,12 +232,7 @@ def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 
     if mine.tight < theirs.tight:
         cells = int(theirs.tight - mine.tight)
         found.append((0.05 * cells, f"leaves {cells} cell{'s' * (cells != 1)} fewer that few tiles fit"))
-    found.sort(key=lambda item: -item[0])
-    told: list[str] = []
-    for _, text in found:
-        if text not in told:
-            told.append(text)
-    return told[:limit]
+    return weightiest(found, limit)
 
 
 def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, ...]:

@@ -278,6 +278,15 @@ def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> 
     return [text for _, text in found[:limit]]
 
 
+def weightiest(found: Sequence[tuple[float, str]], limit: int) -> list[str]:
+    """The phrases of (weight, phrase) pairs, heaviest first, each once, at most ``limit``."""
+    told: list[str] = []
+    for _, text in sorted(found, key=lambda item: -item[0]):
+        if text not in told:
+            told.append(text)
+    return told[:limit]
+
+
 def _count(effect: Effect | None) -> int:
     """The number of edges an edge effect ("joins 3 edges") counts (0 for none)."""
     return 0 if effect is None else int(effect.text.split()[1])
@@ -289,4 +298,4 @@ def summary(found: Sequence[Effect], limit: int = 3) -> list[str]:
     return told or [e.text for e in found[:1]]
 
 
-__all__ = ["Effect", "effects", "gains", "summary"]
+__all__ = ["Effect", "effects", "gains", "summary", "weightiest"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from dorf.players.explain import FLAG_NAMES
+from dorf.players.explain import FLAG_NAMES, weightiest
 from dorf.players.planner import PlannerPlayer, Position, position_of
 from dorf.players.registry import View
 from dorf.rules.area import Placement, PlayArea
@@ -177,12 +177,7 @@ def foresight_gains(
                         f"(the other {other:.1f})",
                     )
                 )
-    found.sort(key=lambda item: -item[0])
-    told: list[str] = []
-    for _, text in found:
-        if text not in told:
-            told.append(text)
-    return told[:limit]
+    return weightiest(found, limit)
 
 
 __all__ = ["FUTURES", "Tally", "foresee", "foresight_gains"]
