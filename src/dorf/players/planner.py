@@ -34,8 +34,8 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
-#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.3 s
-#: a placement in the cooperative game and the Duel, about 0.5 s in Head to Head (its areas are
+#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.2 s
+#: a placement in the cooperative game and the Duel, about 0.4 s in Head to Head (its areas are
 #: smaller, so a future costs less) on one core of the 2-core VM with the compiled core
 #: (docs/players.md).
 DEFAULT_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
