@@ -37,12 +37,18 @@ class Tally:
     """Over the futures played from one placement: per task (by index) and flag (by cell) the share
     of futures where it ended completed or closed, and the means of the rest."""
 
+    #: The tasks there are once the tile is placed (later ones differ from future to future), by
+    #: index: their names ("forest 6", with the cell where two have the same name) and values.
+    names: dict[int, str]
+    values: dict[int, float]
+    #: The tasks (by index) completed before the placement: not counted.
+    done: frozenset[int]
+    #: The flag tiles there are once the tile is placed (the first of a rollout's flags), by cell:
+    #: their names ("the forest flag", with the cell where two show the same flag).
+    flag_names: dict[int, str]
     futures: int = 0
     tasks: dict[int, float] = field(default_factory=dict)
     flags: dict[int, float] = field(default_factory=dict)
-    names: dict[int, str] = field(default_factory=dict)
-    values: dict[int, float] = field(default_factory=dict)
-    flag_names: dict[int, str] = field(default_factory=dict)
     flag_sizes: dict[int, float] = field(default_factory=dict)
     #: Per task type: the points of its completed tasks (the tasks of the futures too).
     kinds: dict[str, float] = field(default_factory=dict)
@@ -50,39 +56,18 @@ class Tally:
     track: float = 0.0
     pairs: float = 0.0
 
-    #: The tasks (by index) completed before the placement: not counted.
-    done: frozenset[int] = frozenset()
-    #: The tasks there are once the tile is placed (later ones differ from future to future).
-    known: int = 0
-    #: Likewise the flag tiles (the first of the rollout's flags).
-    known_flags: int = 0
-
     def add(self, area: PlayArea, flags: list[tuple[int, str]]) -> None:
         self.futures += 1
-        tasks = area.tasks
-        names = [str(task.spec) for task in tasks]
-        for i, task in enumerate(tasks):
+        for i, task in enumerate(area.tasks):
             if i in self.done:
                 continue
-            if task.status is COMPLETED:
+            completed = task.status is COMPLETED
+            if completed:
                 self.kinds[task.spec.type] = self.kinds.get(task.spec.type, 0.0) + task.spec.value
-            if i >= self.known:
-                continue
-            name = names[i]
-            if names[: self.known].count(name) > 1:
-                spot = hex_of(task.cell)
-                name += f" at {spot.q},{spot.r}"
-            self.names[i] = name
-            self.values[i] = float(task.spec.value)
-            self.tasks[i] = self.tasks.get(i, 0.0) + (task.status is COMPLETED)
-        letters = [letter for _, letter in flags[: self.known_flags]]
-        for at, letter in flags[: self.known_flags]:
+            if i in self.names:
+                self.tasks[i] = self.tasks.get(i, 0.0) + completed
+        for at, letter in flags[: len(self.flag_names)]:
             size, open_edges = area.figures(at, letter)
-            name = f"the {FLAG_NAMES.get(letter, letter)} flag"
-            if letters.count(letter) > 1:
-                where = hex_of(at)
-                name += f" at {where.q},{where.r}"
-            self.flag_names[at] = name
             self.flag_sizes[at] = self.flag_sizes.get(at, 0.0) + size
             self.flags[at] = self.flags.get(at, 0.0) + (open_edges == 0)
         self.river += area.longest_river
@@ -93,19 +78,40 @@ class Tally:
         return count / max(self.futures, 1)
 
 
+def _named(items: list[tuple[int, int, str]]) -> dict[int, str]:
+    """Per key, its name; where two items share a name, each gets its cell ("forest 6 at 2,-3")."""
+    names = [name for _, _, name in items]
+    out = {}
+    for key, cell, name in items:
+        if names.count(name) > 1:
+            spot = hex_of(cell)
+            name += f" at {spot.q},{spot.r}"
+        out[key] = name
+    return out
+
+
 def foresee(player: PlannerPlayer, view: View, placement: Placement, futures: int, seed: int) -> Tally:
     """Play ``futures`` of the planner's rollouts from ``placement`` (futures drawn from ``seed``:
     the same seed gives the same futures for every placement); what they lead to."""
     position: Position = position_of(view)
     player.evaluator = player.evaluator_for(position.mode)
-    move = (cell_of(*placement.at), placement.rot)
+    cell = cell_of(*placement.at)
+    tasks = [(task.cell, task.spec) for task in position.area.tasks]
+    if position.task is not None:
+        tasks.append((cell, position.task))
+    flags = list(position.flags)
+    if position.flag is not None:
+        flags.append((cell, position.flag))
+    tally = Tally(
+        _named([(i, at, str(spec)) for i, (at, spec) in enumerate(tasks)]),
+        {i: float(spec.value) for i, (_, spec) in enumerate(tasks)},
+        frozenset(i for i, task in enumerate(position.area.tasks) if task.status is COMPLETED),
+        _named([(at, at, f"the {FLAG_NAMES.get(letter, letter)} flag") for at, letter in flags]),
+    )
     rng = random.Random(seed)
-    done = frozenset(i for i, task in enumerate(position.area.tasks) if task.status is COMPLETED)
-    known = len(position.area.tasks) + (position.task is not None)
-    tally = Tally(done=done, known=known, known_flags=len(position.flags) + (position.flag is not None))
     for _ in range(futures):
         future = position.sample(rng)
-        player.rollout(position, move, future, random.Random(rng.random()), tally.add)
+        player.rollout(position, (cell, placement.rot), future, random.Random(rng.random()), tally.add)
     return tally
 
 
@@ -145,11 +151,11 @@ def foresight_gains(
                     f"(the other {other:.0%})",
                 )
             )
-    for name, ours, other, points in (
-        ("river", mine.share(mine.river), theirs.share(theirs.river), 1.0),
-        ("track", mine.share(mine.track), theirs.share(theirs.track), 1.0),
+    for name, ours, other in (
+        ("river", mine.share(mine.river), theirs.share(theirs.river)),
+        ("track", mine.share(mine.track), theirs.share(theirs.track)),
     ):
-        if (ours - other) * points >= 1.0:
+        if ours - other >= 1.0:
             found.append(
                 (
                     ours - other,
