@@ -111,6 +111,9 @@ def readings(
             out[f"figures {cell} {letter}"] = area.figures(cell, letter)
             group = area.group(tile.at, letter)
             out[f"group {cell} {letter}"] = None if group is None else (group.size, group.cells)
+        for letter in sorted(set(tile.edges) | {"X"}):
+            # the same cells in the same order, each with the same direction back
+            out[f"open_cells {cell} {letter}"] = list(area.open_cells(cell, letter).items())
         out[f"tile_at {cell}"] = area.tile_at(tile.at) == tile
         out[f"edges_at {cell}"] = area.edges_at(tile.at)
     cells = area.frontier_cells()
@@ -122,6 +125,8 @@ def readings(
         out[f"placements {face} {task}"] = area.legal_placements(face, task)
         noise = [rng.random() for _ in moves]
         out[f"contacts {face}"] = area.contact_values(face, sorted(moves), 1.0, 0.5, noise)
+        near = set(rng.sample(cells, min(3, len(cells))))
+        out[f"contacts {face} best 2"] = area.contact_values(face, sorted(moves), 1.0, 0.5, noise, 2, near)
         for cell in rng.sample(cells, min(probes, len(cells))):
             out[f"around {face} {cell}"] = (
                 area.surroundings(cell),
@@ -336,6 +341,49 @@ def test_move_array_flattens_the_moves_on_both_backends() -> None:
         area = on(name, PlayArea)
         flat = area.move_array(moves)
         assert flat.typecode == "i" and list(flat) == [v for move in moves for v in move]
+
+
+def test_open_cells_walk_the_group_on_a_hand_built_board_on_both_backends() -> None:
+    """Two forest tiles joined by one edge: the empty cells their other forest edges face, each with
+    the direction back, in the order of the depth-first walk; a multicoloured flag edge (``X``)
+    follows the territory it meets, or faces its own empty cell."""
+    origin, east = cell_of(0, 0), cell_of(1, 0)  # east is direction 2 of origin
+    for name in AVAILABLE:
+        area = on(name, PlayArea)
+        area.push("FMFMMM", origin, 0)  # forest toward directions 0 and 2
+        area.push("MMMFMF", east, 0)  # forest toward 3 and 5 (back to origin)
+        assert area.open_cells(origin, "F") == {origin + CELL_DELTAS[0]: 3, east + CELL_DELTAS[3]: 0}
+        assert list(area.open_cells(east, "F")) == [east + CELL_DELTAS[3], origin + CELL_DELTAS[0]]
+        assert area.open_cells(origin, "R") == {} and area.open_cells(cell_of(5, 5), "F") == {}
+        flag = origin + CELL_DELTAS[0]
+        area.push("MMMXMM", flag, 0)  # its X edge meets origin's forest edge
+        assert area.open_cells(flag, "X") == area.open_cells(origin, "F") == {east + CELL_DELTAS[3]: 0}
+        alone = cell_of(-4, 4)
+        area.push("XMMMMM", alone, 0)
+        assert area.open_cells(alone, "X") == {alone + CELL_DELTAS[0]: 3}
+        with pytest.raises(ValueError):
+            area.open_cells(origin, "FG")
+
+
+def test_contact_values_keep_the_best_then_the_best_near_cells_on_both_backends() -> None:
+    """``best=1``: the move with most joined edges, then the best of the rest whose cell is near."""
+    origin = cell_of(0, 0)
+    outcomes = []
+    for name in AVAILABLE:
+        area = on(name, PlayArea)
+        area.push("FFFFFF", origin, 0)
+        moves = sorted(area.legal_moves("FFFMMM"))
+        noise = [0.0] * len(moves)
+        ranked = area.contact_values("FFFMMM", moves, 1.0, 0.5, noise)
+        far = ranked[-1][1][0]
+        kept = area.contact_values("FFFMMM", moves, 1.0, 0.5, noise, 1, {far})
+        assert kept == [ranked[0], next(entry for entry in ranked[1:] if entry[1][0] == far)], name
+        assert area.contact_values("FFFMMM", moves, 1.0, 0.5, noise, 2, ()) == ranked[:2]
+        assert area.contact_values("FFFMMM", moves, 1.0, 0.5, noise, None, ()) == ranked
+        with pytest.raises(ValueError):
+            area.contact_values("FFFMMM", moves, 1.0, 0.5, noise, -1, ())
+        outcomes.append(kept)
+    assert all(kept == outcomes[0] for kept in outcomes)
 
 
 # --- the build and the backends ------------------------------------------------------------

@@ -28,7 +28,7 @@ from dorf.players.evaluation import (
 )
 from dorf.players.explain import effects, gains, summary
 from dorf.players.levels import level_spec, levels
-from dorf.players.outlook import Fits, open_cells
+from dorf.players.outlook import Fits
 from dorf.players.planner import PlannerPlayer, fits_of, flags_of
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
@@ -64,7 +64,7 @@ def test_open_cells_are_the_empty_cells_next_to_the_group_in_random_cooperative_
             for tile in area.placed[-6:]:
                 for letter in set(tile.face) & set("FGVRT"):
                     cell = cell_of(*tile.at)
-                    assert set(open_cells(area, cell, letter)) == _reference_open_cells(area, cell, letter)
+                    assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
 
 
 def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> None:
@@ -77,7 +77,7 @@ def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> N
             continue
         for area in (state.area(0), state.area(1)):
             for cell, letter in flags_of(area):
-                assert set(open_cells(area, cell, letter)) == _reference_open_cells(area, cell, letter)
+                assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
 
 
 def test_fits_knows_which_cells_a_tile_can_fill() -> None:
@@ -118,7 +118,7 @@ def _quick_by_the_logits(
     supply: dict[str, int],
 ) -> float:
     """The quick evaluation written plainly with task_logit and flag_logit (the fast one inlines
-    task_logit and must give the same value to the last bit)."""
+    them and must give the same value to the last bit)."""
     total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
     flags_value = 0.0
     for cell, letter in flags:
@@ -164,21 +164,27 @@ def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: st
             if mode == "coop":
                 if state.is_over:
                     break
+                area = state.area
+                ledger, count = evaluator.task_ledger(area), len(area.tasks)
                 options = state.legal_placements()
                 state.play(options[rng.randrange(len(options))])
-                area = state.area
             else:
                 waiting = state.to_move()
                 if not waiting:
                     break
+                area = state.areas[waiting[0]]
+                ledger, count = evaluator.task_ledger(area), len(area.tasks)
                 options = state.legal_placements(waiting[0])
                 state.play(options[rng.randrange(len(options))], waiting[0])
-                area = state.areas[waiting[0]]
+            # The ledger read before a placement that brought no task and changed none still holds.
+            unchanged = len(area.tasks) == count and not area.last_changes()
             for left in (0, 5, 40):
                 supply = {letter: rng.randrange(40) for letter in "FGVRTLP"}
                 tasks_left = rng.randrange(3)
                 args = (area, flags_of(area), left, tasks_left, supply)
                 assert evaluator.quick(*args) == _quick_by_the_logits(evaluator, *args)
+                if unchanged:
+                    assert evaluator.quick(*args, ledger) == evaluator.quick(*args)
 
 
 def test_the_shipped_weights_load_and_a_bad_file_is_one_clear_line() -> None:

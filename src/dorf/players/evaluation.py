@@ -38,10 +38,10 @@ from importlib import resources
 from typing import Any
 
 from dorf.games.seat import ACTIVE_TASKS
-from dorf.players.outlook import Fits, open_cells
+from dorf.players.outlook import Fits
 from dorf.rules.area import PlayArea
 from dorf.rules.hexgrid import cell_of, hex_of
-from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN
+from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, Task
 
 #: The weights file shipped with the package (in ``dorf/data``).
 WEIGHTS_FILE = "planner-weights.json"
@@ -323,7 +323,7 @@ class Evaluator:
             if open_edges == 0:
                 now += size
                 continue
-            cells = open_cells(area, cell, letter)
+            cells = area.open_cells(cell, letter)
             dead = tight = 0
             for near in cells:
                 takers = fits.takers(surroundings(near))
@@ -364,7 +364,7 @@ class Evaluator:
                 if size > value or open_edges == 0:
                     continue
                 entrances = 0
-                for near, d in open_cells(area, task.cell, letter).items():
+                for near, d in area.open_cells(task.cell, letter).items():
                     if fits.showing(surroundings(near), d, letter):
                         entrances += 1
                 if entrances > best_entrances:
@@ -440,20 +440,39 @@ class Evaluator:
         landscapes_left: int,
         tasks_left: int,
         supply: dict[str, int],
+        ledger: tuple[int, list[Task]] | None = None,
     ) -> float:
         """A cheaper estimate for the rollouts' moves: the same models, with each group's open edges
-        standing in for the cells a tile can enter (:meth:`task_logit`), and no frontier."""
+        standing in for the cells a tile can enter (:meth:`task_logit`), and no frontier.
+
+        ``ledger`` is the area's :meth:`task_ledger` if the caller knows it (no task has changed
+        since it was read); else it is read here."""
         total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
         figures = area.figures
         w = self._value
         flags_value = 0.0
-        for cell, letter in flags:
-            size, open_edges = figures(cell, letter)
-            if open_edges == 0:
-                total += size
-            else:
-                chance = _sigmoid(self.flag_logit(size, open_edges, landscapes_left))
-                flags_value += self.flag_points(size, open_edges) * chance
+        exp = math.exp
+        if flags:
+            # flag_logit, flag_points and _sigmoid inlined: the same operations in the same order.
+            f = self._flag
+            f0, f1, f2, f3, f7, f8 = f[0], f[1], f[2], f[3], f[7], f[8]
+            flag_later = f[6] * _log1p(landscapes_left) / 4
+            later = landscapes_left + 1
+            pa, pb, pc = self._points
+            for cell, letter in flags:
+                size, open_edges = figures(cell, letter)
+                if open_edges == 0:
+                    total += size
+                    continue
+                logit = (
+                    f0
+                    + f1 * (open_edges if open_edges < 10 else 10) / 10
+                    + f2 * (open_edges == 1)
+                    + f3 * (open_edges == 2)
+                )
+                logit += flag_later + f7 * open_edges / later + f8 * (size if size < 15 else 15) / 15
+                chance = 0.0 if logit < -30 else 1.0 / (1.0 + exp(-logit))
+                flags_value += (pa * size + pb * open_edges + pc) * chance
         active = area.active_count
         tasks_value = 0.0
         # task_logit inlined, its parts that do not change from task to task computed once: the
@@ -465,19 +484,15 @@ class Evaluator:
         landscapes_part = t[13] * _log1p(landscapes_left) / 4
         active_part = t[16] * active / 3
         supply_parts: dict[str, tuple[int, float]] = {}
-        exp = math.exp
-        for task in area.tasks:
-            status = task.status
+        done, open_tasks = self.task_ledger(area) if ledger is None else ledger
+        total += done  # whole points: the same sum in any order
+        for task in open_tasks:
             spec = task.spec
-            if status is COMPLETED:
-                total += spec.value
-                continue
-            if status is not OPEN or spec.type == CONNECTION:
-                continue
             value = spec.value
             best = 0.0
+            cell = task.cell
             for letter in spec.letters:
-                size, open_edges = figures(task.cell, letter)
+                size, open_edges = figures(cell, letter)
                 if size > value or open_edges == 0:
                     continue
                 missing = value - size
@@ -501,6 +516,20 @@ class Evaluator:
             tasks_value += best
         free = ACTIVE_TASKS - active if tasks_left > 0 else 0
         return total + w[0] * landscapes_left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
+
+    @staticmethod
+    def task_ledger(area: PlayArea) -> tuple[int, list[Task]]:
+        """What :meth:`quick` reads of an area's tasks: the points of its completed tasks, and its
+        open tasks that count a group (not a connection task), in order."""
+        done = 0
+        open_tasks = []
+        for task in area.tasks:
+            status = task.status
+            if status is COMPLETED:
+                done += task.spec.value
+            elif status is OPEN and task.spec.type != CONNECTION:
+                open_tasks.append(task)
+        return done, open_tasks
 
     def task_logit(
         self, missing: int, open_edges: int, network: bool, landscapes: int, supply: int, active: int

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dorf.players.outlook import Fits, open_cells
+from dorf.players.outlook import Fits
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, FAILED, OPEN, Task, TaskSpec
@@ -75,7 +75,7 @@ def _flag_state(area: PlayArea, fits: Fits | None) -> dict[int, tuple[str, int, 
         closable = True
         if open_edges and fits is not None:
             surroundings = area.surroundings
-            closable = all(fits.takers(surroundings(near)) for near in open_cells(area, cell, tile.flag))
+            closable = all(fits.takers(surroundings(near)) for near in area.open_cells(cell, tile.flag))
         out[cell] = (tile.flag, size, open_edges, closable)
     return out
 
@@ -88,7 +88,7 @@ def _enterable(area: PlayArea, task: Task, fits: Fits | None) -> bool:
         size, open_edges = area.figures(task.cell, letter)
         if size > task.spec.value or open_edges == 0:
             continue
-        for near, d in open_cells(area, task.cell, letter).items():
+        for near, d in area.open_cells(task.cell, letter).items():
             if fits.showing(surroundings(near), d, letter):
                 return True
     return False

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dorf.rules.area import PlayArea
-from dorf.rules.hexgrid import CELL_DELTAS, hex_of
 from dorf.rules.terrain import MATCH_CODE, TERRITORY_LETTERS
 from dorf.rules.tiles import distinct_rotations, rotate
 
@@ -84,47 +82,4 @@ class Fits:
         return found
 
 
-def open_cells(area: PlayArea, cell: int, letter: str) -> dict[int, int]:
-    """The empty cells the open edges of the ``letter`` group through ``cell`` face, each with the
-    direction from that cell back to the group (one of them, if several edges face it).
-
-    A multicoloured flag (``X``) stands in the territory its edge meets, if any.
-    """
-    surroundings = area.surroundings
-    out: dict[int, int] = {}
-    if letter == "X":
-        edges = area.edges_at(hex_of(cell))
-        if edges is None or "X" not in edges:
-            return out
-        d = edges.index("X")
-        facing = surroundings(cell)[d]
-        if facing == ".":
-            out[cell + CELL_DELTAS[d]] = OPPOSITE[d]
-            return out
-        if facing not in TERRITORY_LETTERS:
-            return out
-        letter = facing
-    joins = letter + "X" if letter in TERRITORY_LETTERS else letter
-    edges_at = area.edges_at
-    seen = {cell}
-    todo = [cell]
-    while todo:
-        here = todo.pop()
-        edges = edges_at(hex_of(here))
-        if edges is None:
-            continue
-        around = surroundings(here)
-        for d in range(6):
-            if edges[d] in joins:
-                facing = around[d]
-                near = here + CELL_DELTAS[d]
-                if facing == ".":
-                    if near not in out:
-                        out[near] = OPPOSITE[d]
-                elif facing in joins and near not in seen and not (facing == "X" and edges[d] == "X"):
-                    seen.add(near)
-                    todo.append(near)
-    return out
-
-
-__all__ = ["Fits", "open_cells"]
+__all__ = ["Fits"]

@@ -24,7 +24,7 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.players.evaluation import Evaluator, Weights, load_weights
-from dorf.players.outlook import Fits, open_cells
+from dorf.players.outlook import Fits
 from dorf.players.search import SearchPlayer, _Future, _Seat, over_futures
 from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
@@ -450,36 +450,36 @@ class PlannerPlayer:
         ev = self.evaluator
         face = tile.face
         noise = rng.random
-        # Each move's edge contacts plus a little noise, best first (PlayArea.contact_values).
-        touching = area.contact_values(
-            face, moves, ev.joined_edge, ev.mismatched_edge, [noise() for _ in moves]
-        )
-        size = self.shortlist
-        shortlist = touching[:size]
+        targets: set[int] = set()
         if self.task_aware:
-            targets: set[int] = set()
             for open_task in area.tasks:
                 if open_task.status is OPEN:
                     for letter in open_task.spec.letters:
                         if letter in face:
-                            targets.update(open_cells(area, open_task.cell, letter))
+                            targets.update(area.open_cells(open_task.cell, letter))
             if self.flag_aware:
                 figures = area.figures
                 for cell, letter in flags:
                     if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
-                        targets.update(open_cells(area, cell, letter))
-            if targets:
-                extra = [entry for entry in touching[size:] if entry[1][0] in targets][:size]
-                shortlist = shortlist + extra
+                        targets.update(area.open_cells(cell, letter))
+        # The best few moves by edge contacts plus a little noise, then as many more of the rest
+        # reaching a target cell, each in that order (PlayArea.contact_values).
+        size = self.shortlist
+        shortlist = area.contact_values(
+            face, moves, ev.joined_edge, ev.mismatched_edge, [noise() for _ in moves], size, targets
+        )
         flag = tile.flag
         if flag is not None:
             flags = [*flags, (-1, flag)]
         best = (-1e9, 0.0, *shortlist[0][1])
+        # The tasks as they are now: still so after a placement that brings no task and changes none.
+        ledger = ev.task_ledger(area) if task is None else None
+        last_changes = area.last_changes
         for gain, (cell, k) in shortlist:
             area.push(face, cell, k, flag=flag, task=task)
             if flag is not None:
                 flags[-1] = (cell, flag)
-            value = ev.quick(area, flags, left, tasks_left, supply) + gain
+            value = ev.quick(area, flags, left, tasks_left, supply, None if last_changes() else ledger) + gain
             area.pop()
             if value > best[0]:
                 best = (value, gain, cell, k)

@@ -1571,6 +1571,109 @@ Area_surroundings(Area *self, PyObject *arg)
     return PyUnicode_FromStringAndSize(around, 6);
 }
 
+/* PlayArea.open_cells: the empty cells the open edges of the letter group through a cell face,
+ * each with the direction back to the group, in the dict order of area.py's depth-first walk. */
+static int
+open_cell_add(PyObject *out, int32_t near, int d)
+{
+    PyObject *key = PyLong_FromLong(near);
+    if (key == NULL)
+        return -1;
+    int found = PyDict_Contains(out, key);
+    int rc = found;
+    if (found == 0) {
+        PyObject *value = PyLong_FromLong(OPP(d));
+        rc = value == NULL ? -1 : PyDict_SetItem(out, key, value);
+        Py_XDECREF(value);
+    }
+    Py_DECREF(key);
+    return rc < 0 ? -1 : 0;
+}
+
+static PyObject *
+Area_open_cells(Area *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int32_t cell;
+    Py_ssize_t len;
+    const char *text;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "open_cells(cell, letter) takes two arguments");
+        return NULL;
+    }
+    if (cell_arg(args[0], &cell) < 0)
+        return NULL;
+    if (!PyUnicode_Check(args[1]) || (text = PyUnicode_AsUTF8AndSize(args[1], &len)) == NULL || len != 1) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "letter %R is not one letter", args[1]);
+        return NULL;
+    }
+    unsigned char letter = (unsigned char)text[0];
+    PyObject *out = PyDict_New();
+    if (out == NULL)
+        return NULL;
+    int32_t start = tile_at(self, cell);
+    if (letter == 'X') {
+        if (start < 0)
+            return out;
+        int d = 0;
+        while (d < 6 && edge_of(self, start, d) != 'X')
+            d++;
+        if (d == 6)
+            return out;
+        int32_t near = tile_at(self, cell + DELTA[d]);
+        if (near < 0) {
+            if (open_cell_add(out, cell + DELTA[d], d) < 0)
+                Py_CLEAR(out);
+            return out;
+        }
+        unsigned char facing = (unsigned char)edge_of(self, near, OPP(d));
+        if (facing >= 128 || !TERRITORY[facing])
+            return out;
+        letter = facing;
+    }
+    if (start < 0)
+        return out;
+    unsigned char other = letter < 128 && TERRITORY[letter] ? 'X' : letter;
+    unsigned char *seen = PyMem_Calloc((size_t)self->ntiles, 1);
+    int32_t *todo = PyMem_Malloc(sizeof(int32_t) * ((size_t)self->ntiles + 1));
+    if (seen == NULL || todo == NULL) {
+        PyMem_Free(seen);
+        PyMem_Free(todo);
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t top = 0;
+    seen[start] = 1;
+    todo[top++] = cell;
+    while (top > 0) {
+        int32_t here = todo[--top];
+        int32_t tile = tile_at(self, here);
+        for (int d = 0; d < 6; d++) {
+            unsigned char mine = (unsigned char)edge_of(self, tile, d);
+            if (mine != letter && mine != other)
+                continue;
+            int32_t near = here + DELTA[d];
+            int32_t there = tile_at(self, near);
+            if (there < 0) {
+                if (open_cell_add(out, near, d) < 0) {
+                    Py_CLEAR(out);
+                    top = 0;
+                    break;
+                }
+                continue;
+            }
+            unsigned char facing = (unsigned char)edge_of(self, there, OPP(d));
+            if ((facing == letter || facing == other) && !seen[there] && !(facing == 'X' && mine == 'X')) {
+                seen[there] = 1;
+                todo[top++] = near;
+            }
+        }
+    }
+    PyMem_Free(seen);
+    PyMem_Free(todo);
+    return out;
+}
+
 static PyObject *
 Area_last_changes(Area *self, PyObject *Py_UNUSED(ignored))
 {
@@ -1760,9 +1863,21 @@ rank_sort(Ranked *items, Ranked *scratch, Py_ssize_t n)
 static PyObject *
 Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "contact_values(face, moves, joined, mismatched, noise)");
+    if (nargs != 5 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "contact_values(face, moves, joined, mismatched, noise[, best, near])");
         return NULL;
+    }
+    Py_ssize_t best = -1;
+    PyObject *near = NULL;
+    if (nargs == 7 && args[5] != Py_None) {
+        best = PyLong_AsSsize_t(args[5]);
+        if (best == -1 && PyErr_Occurred())
+            return NULL;
+        if (best < 0) {
+            PyErr_SetString(PyExc_ValueError, "best must not be negative");
+            return NULL;
+        }
+        near = args[6];
     }
     int fi = face_of(args[0]);
     if (fi < 0)
@@ -1811,12 +1926,27 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
         items[i].at = i;
     }
     rank_sort(items, items + n, n);
-    PyObject *out = PyList_New(n);
+    /* With best: the best `best`, then up to `best` more of the rest (in order) whose cell is in near. */
+    Py_ssize_t keep = n, extra = 0;
+    if (best >= 0 && best < n) {
+        keep = best;
+        for (Py_ssize_t i = best; i < n && extra < best; i++) {
+            PyObject *cell = PyTuple_GET_ITEM(PyList_GET_ITEM(moves, items[i].at), 0);
+            int found = PySequence_Contains(near, cell);
+            if (found < 0) {
+                PyMem_Free(items);
+                return NULL;
+            }
+            if (found)
+                items[keep + extra++] = items[i];
+        }
+    }
+    PyObject *out = PyList_New(keep + extra);
     if (out == NULL) {
         PyMem_Free(items);
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < keep + extra; i++) {
         PyObject *pair = Py_BuildValue("(dO)", items[i].value, PyList_GET_ITEM(moves, items[i].at));
         if (pair == NULL) {
             Py_DECREF(out);
@@ -1974,6 +2104,8 @@ static PyMethodDef Area_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, NULL},
     {"figures", (PyCFunction)(void (*)(void))Area_figures, METH_FASTCALL, NULL},
     {"surroundings", (PyCFunction)Area_surroundings, METH_O, NULL},
+    {"open_cells", (PyCFunction)(void (*)(void))Area_open_cells, METH_FASTCALL,
+     "The empty cells the open edges of a group face, each with the direction back."},
     {"last_changes", (PyCFunction)Area_last_changes, METH_NOARGS, NULL},
     {"contact_values", (PyCFunction)(void (*)(void))Area_contact_values, METH_FASTCALL, NULL},
     {"tile_figures", (PyCFunction)Area_tile_figures, METH_NOARGS, NULL},

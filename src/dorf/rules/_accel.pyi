@@ -1,7 +1,7 @@
 """Types of the compiled core (dorf/rules/_accel.c): the hot path and primitives of PlayArea."""
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from dorf.rules.area import PlacedTile
@@ -30,8 +30,16 @@ class Area:
     def surroundings(self, cell: int) -> str: ...
     def last_changes(self) -> tuple[tuple[Task, TaskStatus], ...]: ...
     def contact_values(
-        self, face: str, moves: list[tuple[int, int]], joined: float, mismatched: float, noise: list[float]
+        self,
+        face: str,
+        moves: list[tuple[int, int]],
+        joined: float,
+        mismatched: float,
+        noise: list[float],
+        best: int | None = None,
+        near: Container[int] = (),
     ) -> list[tuple[float, tuple[int, int]]]: ...
+    def open_cells(self, cell: int, letter: str) -> dict[int, int]: ...
     def flag_figures(self) -> list[tuple[int, int]]: ...
     def tile_figures(self) -> array[int]: ...
     def move_array(self, moves: list[tuple[int, int]]) -> array[int]: ...

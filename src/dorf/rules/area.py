@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, product
@@ -447,12 +447,22 @@ class PlayArea:
         return contact_counts(rotate(face, k), self.surroundings(cell))
 
     def contact_values(
-        self, face: str, moves: list[tuple[int, int]], joined: float, mismatched: float, noise: list[float]
+        self,
+        face: str,
+        moves: list[tuple[int, int]],
+        joined: float,
+        mismatched: float,
+        noise: list[float],
+        best: int | None = None,
+        near: Container[int] = (),
     ) -> list[tuple[float, tuple[int, int]]]:
         """Each move's ``joined * same - mismatched * other + noise * 0.01`` (its :meth:`contacts`,
         one noise value a move, in order), best first; equal values keep the order of ``moves``.
+        With ``best``: only the best ``best`` of them, then up to ``best`` more of the rest, in
+        order, whose cell is in ``near``.
 
-        The rollout policy of :mod:`dorf.players.search` ranks its moves with it."""
+        The rollout policies of :mod:`dorf.players.search` and :mod:`dorf.players.planner` rank
+        their moves with it."""
         turned = [rotate(face, k) for k in range(6)]
         out = []
         around_cell = -1
@@ -464,7 +474,11 @@ class PlayArea:
             same, other = contact_counts(turned[k], around)
             out.append((joined * same - mismatched * other + r * 0.01, move))
         out.sort(key=_minus_value)
-        return out
+        if best is None:
+            return out
+        if best < 0:
+            raise ValueError("best must not be negative")
+        return out[:best] + [entry for entry in out[best:] if entry[1][0] in near][:best]
 
     def surroundings(self, cell: int) -> str:
         """Per direction, the letter of the edge facing ``cell`` (``.`` where no tile is)."""
@@ -472,6 +486,50 @@ class PlayArea:
         return "".join(
             "." if (near := board.get(cell + delta)) is None else near[facing] for delta, facing in _FACING
         )
+
+    def open_cells(self, cell: int, letter: str) -> dict[int, int]:
+        """The empty cells the open edges of the ``letter`` group through ``cell`` face, each with
+        the direction from that cell back to the group: the first found, walking the group depth
+        first from ``cell`` (the last tile reached is walked next), directions in order.
+
+        A multicoloured flag (``X``) stands in the territory its edge meets, if any; a cell without
+        a tile, or a group with no open edge, has none.
+        """
+        if not isinstance(letter, str) or len(letter) != 1:
+            raise ValueError(f"letter {letter!r} is not one letter")
+        out: dict[int, int] = {}
+        if letter == "X":
+            edges = self._edges(cell)
+            if edges is None or "X" not in edges:
+                return out
+            d = edges.index("X")
+            facing = self.surroundings(cell)[d]
+            if facing == ".":
+                out[cell + CELL_DELTAS[d]] = OPPOSITE[d]
+                return out
+            if facing not in TERRITORY_LETTERS:
+                return out
+            letter = facing
+        joins = letter + "X" if letter in TERRITORY_LETTERS else letter
+        seen = {cell}
+        todo = [cell]
+        while todo:
+            here = todo.pop()
+            edges = self._edges(here)
+            if edges is None:
+                continue
+            around = self.surroundings(here)
+            for d in range(6):
+                if edges[d] in joins:
+                    facing = around[d]
+                    near = here + CELL_DELTAS[d]
+                    if facing == ".":
+                        if near not in out:
+                            out[near] = OPPOSITE[d]
+                    elif facing in joins and near not in seen and not (facing == "X" and edges[d] == "X"):
+                        seen.add(near)
+                        todo.append(near)
+        return out
 
     def neighbours(self, at: Hex) -> int:
         """How many tiles touch the cell ``at``."""
