@@ -29,7 +29,7 @@ from dorf.players.evaluation import (
 from dorf.players.explain import effects, gains, summary
 from dorf.players.levels import level_spec, levels
 from dorf.players.outlook import Fits
-from dorf.players.planner import PlannerPlayer, fits_of, flags_of
+from dorf.players.planner import PlannerPlayer, PlannerV1, fits_of, flags_of
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
@@ -241,7 +241,7 @@ def test_every_level_is_a_player_and_the_levels_go_from_easy_to_expert() -> None
     assert [level.name for level in levels()] == ["easy", "medium", "hard", "expert"]
     for level in levels():
         assert level_spec(level.name) == level.player
-        assert make_player(level.name).name in ("greedy", "search", "planner")
+        assert make_player(level.name).name in ("greedy", "search", "planner", "planner-v1")
         assert set(level.figures) == {"coop", "duel", "head-to-head"}
     assert isinstance(make_player("expert"), PlannerPlayer)
 
@@ -288,3 +288,17 @@ def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
     assert [given.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [8, 8, 8]
     timed = make_player("planner:1s")
     assert isinstance(timed, PlannerPlayer) and timed.futures_for("head-to-head") is None
+
+
+def test_the_rollouts_go_12_tiles_deep_in_the_cooperative_game_and_planner_v1_keeps_8() -> None:
+    """The depth is the game's own unless given; planner-v1 is the planner with the 8-tile rollouts
+    it had before, in every game, at any budget (the hard level is planner-v1:8)."""
+    modes = ("coop", "duel", "head-to-head")
+    assert [make_player("planner").depth_for(mode) for mode in modes] == [12, 8, 8]  # type: ignore[attr-defined]
+    for spec in ("planner-v1", "planner-v1:8", "planner-v1:0"):
+        kept = make_player(spec)
+        assert isinstance(kept, PlannerV1) and kept.name == "planner-v1"
+        assert [kept.depth_for(mode) for mode in modes] == [8, 8, 8]
+    assert make_player("planner-v1:8").futures_for("coop") == 8  # type: ignore[attr-defined]
+    assert level_spec("hard") == "planner-v1:8"
+    assert PlannerPlayer(3, depth=5).depth_for("coop") == 5

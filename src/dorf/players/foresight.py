@@ -128,7 +128,7 @@ def foresight_gains(
     most points first."""
     mine = foresee(player, view, better, futures, seed)
     theirs = foresee(player, view, worse, futures, seed)
-    within = f"within the next {player.depth} tiles"
+    within = f"within the next {player.depth_for(position_of(view).mode)} tiles"
     found: list[tuple[float, str]] = []
     for i, count in mine.tasks.items():
         ours, other = mine.share(count), theirs.share(theirs.tasks.get(i, 0.0))

@@ -10,7 +10,8 @@ in the Head to Head draft.
 - ``search-v1`` (also ``search``): the first look-ahead over sampled futures
   (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
 - ``planner``: the strongest, a look-ahead with a tuned evaluation
-  (:mod:`dorf.players.planner`);
+  (:mod:`dorf.players.planner`); ``planner-v1`` is it with the 8-tile rollouts it
+  had before, kept unchanged as a fixed baseline;
 - the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
   (:mod:`dorf.players.levels`): each one of the players above at a fixed budget.
 
@@ -32,7 +33,7 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.levels import level_spec
-from dorf.players.planner import PlannerPlayer
+from dorf.players.planner import PlannerPlayer, PlannerV1
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
 
@@ -91,12 +92,14 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v1": PlannerV1,
 }
 #: Players that take a budget: sampled futures (``:40``) or seconds (``:2s``) a decision.
 BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v1": PlannerV1,
 }
 
 
@@ -128,7 +131,7 @@ def make_player(spec: str, seed: int = 0) -> Player:
                 raise ValueError
             return BUDGETED[name](seed, seconds=seconds)
         iterations = int(budget)
-        if iterations < (0 if name == "planner" else 1):
+        if iterations < (0 if name.startswith("planner") else 1):
             raise ValueError
         return BUDGETED[name](seed, iterations=iterations)
     except ValueError:
