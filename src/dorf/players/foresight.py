@@ -46,6 +46,8 @@ class Tally:
     #: The flag tiles there are once the tile is placed (the first of a rollout's flags), by cell:
     #: their names ("the forest flag", with the cell where two show the same flag).
     flag_names: dict[int, str]
+    #: Tiles each rollout played after the placement (at most; fewer where the game ends).
+    depth: int
     futures: int = 0
     tasks: dict[int, float] = field(default_factory=dict)
     flags: dict[int, float] = field(default_factory=dict)
@@ -107,6 +109,7 @@ def foresee(player: PlannerPlayer, view: View, placement: Placement, futures: in
         {i: float(spec.value) for i, (_, spec) in enumerate(tasks)},
         frozenset(i for i, task in enumerate(position.area.tasks) if task.status is COMPLETED),
         _named([(at, at, f"the {FLAG_NAMES.get(letter, letter)} flag") for at, letter in flags]),
+        player.depth_for(position.mode),
     )
     rng = random.Random(seed)
     for _ in range(futures):
@@ -128,7 +131,7 @@ def foresight_gains(
     most points first."""
     mine = foresee(player, view, better, futures, seed)
     theirs = foresee(player, view, worse, futures, seed)
-    within = f"within the next {player.depth_for(position_of(view).mode)} tiles"
+    within = f"within the next {mine.depth} tiles"
     found: list[tuple[float, str]] = []
     for i, count in mine.tasks.items():
         ours, other = mine.share(count), theirs.share(theirs.tasks.get(i, 0.0))

@@ -34,14 +34,15 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
-#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.2 s
-#: a placement in the cooperative game and the Duel, about 0.4 s in Head to Head (its areas are
-#: smaller, so a future costs less) on one core of the 2-core VM with the compiled core
-#: (docs/players.md).
+#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.3 s
+#: a placement in the cooperative game (12-tile rollouts), 0.2 s in the Duel, about 0.4 s in Head to
+#: Head (its areas are smaller, so a future costs less) on one core of the 2-core VM with the
+#: compiled core (docs/players.md).
 DEFAULT_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
 #: Tiles a rollout plays after the candidate, per game, unless a depth is given: 12 in the
-#: cooperative game (147.4 and 151.x on seeds 1-100 and 101-200 at 48 futures, against 144.4 and
-#: 144.2 with 8; docs/players.md), 8 in the two-player games (their figures were measured so).
+#: cooperative game (147.4 on seeds 1-100 and on 101-200 at 48 futures, against 144.4 and 144.3
+#: with 8; docs/players.md#deeper-rollouts), 8 in the two-player games (their figures were
+#: measured so).
 DEFAULT_DEPTH = {"coop": 12, "duel": 8, "head-to-head": 8}
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
