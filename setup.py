@@ -1,4 +1,5 @@
-"""The optional compiled core (dorf.rules._accel): built where a C compiler is, skipped where not.
+"""The optional compiled parts (the core dorf.rules._accel and the planner's dorf.players._quick):
+built where a C compiler is, skipped where not.
 
 Everything else about the package is in pyproject.toml.  ``optional=True`` makes a failed
 compile a warning, and dorf then runs its pure-Python play area (docs/engine.md).
@@ -17,6 +18,12 @@ setup(
             sources=["src/dorf/rules/_accel.c"],
             extra_compile_args=FLAGS,
             optional=True,
-        )
+        ),
+        Extension(
+            "dorf.players._quick",
+            sources=["src/dorf/players/_quick.c"],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
     ]
 )

@@ -38,6 +38,7 @@ from dorf.bench import AREA_BUDGET, area_bytes
 from dorf.games.coop import CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.players import evaluation
 from dorf.rules import area as area_module
 from dorf.rules.area import COMPILED, Placement, PlayArea, backend, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
@@ -395,9 +396,11 @@ def test_the_compiled_backend_is_built_where_it_is_required() -> None:
     if os.environ.get("DORF_REQUIRE_COMPILED", "") in ("", "0"):
         pytest.skip("DORF_REQUIRE_COMPILED is not set")
     assert importlib.util.find_spec("dorf.rules._accel") is not None, "dorf.rules._accel was not built"
+    assert importlib.util.find_spec("dorf.players._quick") is not None, "dorf.players._quick was not built"
     if os.environ.get("DORF_PURE", "") in ("", "0"):  # DORF_PURE=1 keeps it unimported, by design
         assert COMPILED is not None, "the compiled core dorf.rules._accel did not import"
         assert backend() == "compiled"
+        assert evaluation._compiled is not None, "the planner's dorf.players._quick did not import"
 
 
 def test_use_backend_switches_what_play_area_makes() -> None:
@@ -414,8 +417,9 @@ def test_use_backend_switches_what_play_area_makes() -> None:
 def test_dorf_pure_forces_the_pure_backend_and_bench_says_which_ran() -> None:
     env = {**os.environ, "DORF_PURE": "1"}
     code = "from dorf.rules.area import backend, COMPILED; print(backend(), COMPILED)"
+    code += "; from dorf.players.evaluation import _compiled; print(_compiled)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["pure", "None"]
+    assert done.stdout.split() == ["pure", "None", "None"]
     bench = subprocess.run(
         [sys.executable, "-m", "dorf.cli", "bench", "--games", "2"],
         capture_output=True,
@@ -448,6 +452,7 @@ def test_a_build_without_a_c_compiler_falls_back_to_pure_python(tmp_path: Path) 
     assert built.returncode == 0, built.stderr
     assert "failed" in built.stderr + built.stdout  # setuptools says the optional extension failed
     assert not list((tmp_path / "src").rglob("_accel*.so"))
+    assert not list((tmp_path / "src").rglob("_quick*.so"))
     run = subprocess.run(
         [sys.executable, "-m", "dorf.cli", "bench", "--games", "2"],
         capture_output=True,

@@ -13,7 +13,7 @@ import pytest
 from dorf.games.coop import CoopGame
 from dorf.games.duel import DuelGame
 from dorf.games.headtohead import DRAFT, HeadToHeadGame
-from dorf.players import make_player
+from dorf.players import evaluation, make_player
 from dorf.players.evaluation import (
     BOARD_FEATURES,
     TASK_FEATURES,
@@ -30,10 +30,12 @@ from dorf.players.explain import effects, gains, summary
 from dorf.players.levels import level_spec, levels
 from dorf.players.outlook import Fits
 from dorf.players.planner import PlannerPlayer, PlannerV1, fits_of, flags_of
-from dorf.rules.area import Placement, PlayArea
+from dorf.rules.area import COMPILED, Placement, PlayArea, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
 from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
+
+AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
 
 
 def _reference_open_cells(area: PlayArea, cell: int, letter: str) -> set[int]:
@@ -154,9 +156,20 @@ def _quick_by_the_logits(
     return total + w[0] * left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
 
 
+@pytest.mark.parametrize("backend", AVAILABLE)
 @pytest.mark.parametrize("mode", ["coop", "duel"])
-def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: str) -> None:
+def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: str, backend: str) -> None:
+    """Both forms of the quick evaluation, the compiled one (where built) and the Python one, on
+    areas of either backend: the plain form's value to the last bit."""
     evaluator = Evaluator(load_weights(mode))
+    previous = use_backend(backend)
+    try:
+        _check_quick_in_random_games(evaluator, mode)
+    finally:
+        use_backend(previous)
+
+
+def _check_quick_in_random_games(evaluator: Evaluator, mode: str) -> None:
     for seed in range(4):
         rng = random.Random(seed)
         state = CoopGame(seed=seed).new_state() if mode == "coop" else DuelGame(seed=seed).new_state()
@@ -182,9 +195,26 @@ def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: st
                 supply = {letter: rng.randrange(40) for letter in "FGVRTLP"}
                 tasks_left = rng.randrange(3)
                 args = (area, flags_of(area), left, tasks_left, supply)
-                assert evaluator.quick(*args) == _quick_by_the_logits(evaluator, *args)
+                plain = _quick_by_the_logits(evaluator, *args)
+                assert evaluator.quick(*args) == plain
+                assert evaluator.quick_in_python(*args) == plain
                 if unchanged:
-                    assert evaluator.quick(*args, ledger) == evaluator.quick(*args)
+                    assert evaluator.quick(*args, ledger) == plain
+                    assert evaluator.quick_in_python(*args, ledger) == plain
+
+
+def test_the_compiled_quick_evaluation_refuses_what_it_cannot_read() -> None:
+    if evaluation._compiled is None:
+        pytest.skip("dorf.players._quick is not built")
+    evaluator = Evaluator(load_weights())
+    area = CoopGame(seed=1).new_state().area
+    good = (area, evaluator.quick_constants, [], 10, 1, {}, 0, [])
+    assert evaluation._compiled.quick(*good) == evaluator.quick_in_python(area, [], 10, 1, {})
+    for at, bad in ((1, (1.0,)), (2, [(0,)]), (5, []), (7, [(0, 3)])):
+        with pytest.raises(TypeError):
+            evaluation._compiled.quick(*good[:at], bad, *good[at + 1 :])
+    with pytest.raises(TypeError, match="quick"):
+        evaluation._compiled.quick(area)
 
 
 def test_the_shipped_weights_load_and_a_bad_file_is_one_clear_line() -> None:

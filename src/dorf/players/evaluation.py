@@ -32,16 +32,18 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from types import ModuleType
 from typing import Any
 
 from dorf.games.seat import ACTIVE_TASKS
 from dorf.players.outlook import Fits
 from dorf.rules.area import PlayArea
 from dorf.rules.hexgrid import cell_of, hex_of
-from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, Task
+from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN
 
 #: The weights file shipped with the package (in ``dorf/data``).
 WEIGHTS_FILE = "planner-weights.json"
@@ -277,6 +279,25 @@ def _logistic(weights: Sequence[float], features: Sequence[float]) -> float:
 
 _LOG1P = tuple(math.log1p(n) for n in range(256))
 
+#: What :meth:`Evaluator.quick` reads of an area's tasks (:meth:`Evaluator.task_ledger`): the points
+#: of its completed tasks and the (cell, value, letters) of its open tasks that count a group.
+Ledger = tuple[int, list[tuple[int, int, str]]]
+
+
+def _load_compiled() -> ModuleType | None:
+    """The compiled quick evaluation (``dorf.players._quick``), or None where it is not built or
+    DORF_PURE is set (as for the play area's compiled core)."""
+    if os.environ.get("DORF_PURE", "") not in ("", "0"):
+        return None
+    try:
+        from dorf.players import _quick
+    except ImportError:
+        return None
+    return _quick
+
+
+_compiled = _load_compiled()
+
 
 def _log1p(n: int) -> float:
     return _LOG1P[n] if 0 <= n < 256 else math.log1p(n)
@@ -298,6 +319,19 @@ class Evaluator:
         self._points = tuple(weights.flag_points[name] for name in FLAG_POINTS)
         self.joined_edge = weights.rollout["joined_edge"]
         self.mismatched_edge = weights.rollout["mismatched_edge"]
+        #: What the compiled :meth:`quick` reads of the weights, in its order (``_quick.c``).
+        self.quick_constants = (
+            self._value[0],
+            self._value[1],
+            self._value[-2],
+            self._value[-1],
+            *(self._flag[i] for i in (0, 1, 2, 3, 6, 7, 8)),
+            *self._points,
+            t[0],
+            *self._missing,
+            *self._entrances,
+            *t[8:17],
+        )
 
     def terms(
         self,
@@ -440,13 +474,32 @@ class Evaluator:
         landscapes_left: int,
         tasks_left: int,
         supply: dict[str, int],
-        ledger: tuple[int, list[Task]] | None = None,
+        ledger: Ledger | None = None,
     ) -> float:
         """A cheaper estimate for the rollouts' moves: the same models, with each group's open edges
         standing in for the cells a tile can enter (:meth:`task_logit`), and no frontier.
 
         ``ledger`` is the area's :meth:`task_ledger` if the caller knows it (no task has changed
-        since it was read); else it is read here."""
+        since it was read); else it is read here.  Computed by the compiled ``_quick`` where it is
+        built, else by :meth:`quick_in_python`: the same value to the last bit."""
+        done, open_tasks = self.task_ledger(area) if ledger is None else ledger
+        if _compiled is None:
+            return self.quick_in_python(area, flags, landscapes_left, tasks_left, supply, (done, open_tasks))
+        value: float = _compiled.quick(
+            area, self.quick_constants, flags, landscapes_left, tasks_left, supply, done, open_tasks
+        )
+        return value
+
+    def quick_in_python(
+        self,
+        area: PlayArea,
+        flags: list[tuple[int, str]],
+        landscapes_left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        ledger: Ledger | None = None,
+    ) -> float:
+        """:meth:`quick` in Python, for where the compiled one is not built."""
         total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
         figures = area.figures
         w = self._value
@@ -486,12 +539,9 @@ class Evaluator:
         supply_parts: dict[str, tuple[int, float]] = {}
         done, open_tasks = self.task_ledger(area) if ledger is None else ledger
         total += done  # whole points: the same sum in any order
-        for task in open_tasks:
-            spec = task.spec
-            value = spec.value
+        for cell, value, letters in open_tasks:
             best = 0.0
-            cell = task.cell
-            for letter in spec.letters:
+            for letter in letters:
                 size, open_edges = figures(cell, letter)
                 if size > value or open_edges == 0:
                     continue
@@ -518,17 +568,19 @@ class Evaluator:
         return total + w[0] * landscapes_left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
 
     @staticmethod
-    def task_ledger(area: PlayArea) -> tuple[int, list[Task]]:
-        """What :meth:`quick` reads of an area's tasks: the points of its completed tasks, and its
-        open tasks that count a group (not a connection task), in order."""
+    def task_ledger(area: PlayArea) -> Ledger:
+        """What :meth:`quick` reads of an area's tasks: the points of its completed tasks, and the
+        (cell, value, letters) of its open tasks that count a group (not a connection task), in
+        order."""
         done = 0
         open_tasks = []
         for task in area.tasks:
             status = task.status
+            spec = task.spec
             if status is COMPLETED:
-                done += task.spec.value
-            elif status is OPEN and task.spec.type != CONNECTION:
-                open_tasks.append(task)
+                done += spec.value
+            elif status is OPEN and spec.type != CONNECTION:
+                open_tasks.append((task.cell, spec.value, spec.letters))
         return done, open_tasks
 
     def task_logit(
