@@ -8,8 +8,9 @@
 #                          compiler is (and always in CI) the compiled core must have been built
 #   ./run.sh bench ARGS    install, then run the benchmark
 #
-# Every install builds the compiled core (src/dorf/rules/_accel.c) where a C compiler and the
-# Python headers are, and falls back silently to the pure-Python play area where not.
+# Every install builds the compiled core (src/dorf/rules/_accel.c) and the planner's quick
+# evaluation (src/dorf/players/_quick.c) where a C compiler and the Python headers are, and falls
+# back silently to their Python forms where not.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}

@@ -29,7 +29,7 @@ from dorf.players.evaluation import (
 from dorf.players.explain import effects, gains, summary
 from dorf.players.levels import level_spec, levels
 from dorf.players.outlook import Fits
-from dorf.players.planner import PlannerPlayer, PlannerV1, fits_of, flags_of
+from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, fits_of, flags_of
 from dorf.rules.area import COMPILED, Placement, PlayArea, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
@@ -308,11 +308,11 @@ def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
 
 
 def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
-    """planner thinks 48 futures a placement in the cooperative game and the Duel, 144 in Head to
-    Head (smaller areas: about 0.5 s a placement, docs/players.md); planner:N is N everywhere."""
+    """planner thinks 96 futures a placement in the cooperative game, 48 in the Duel, 144 in Head to
+    Head (smaller areas: about 0.4 s a placement, docs/players.md); planner:N is N everywhere."""
     default = make_player("planner")
     assert isinstance(default, PlannerPlayer)
-    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [48, 48, 144]
+    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [96, 48, 144]
     given = make_player("planner:8")
     assert isinstance(given, PlannerPlayer)
     assert [given.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [8, 8, 8]
@@ -320,15 +320,24 @@ def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
     assert isinstance(timed, PlannerPlayer) and timed.futures_for("head-to-head") is None
 
 
-def test_the_rollouts_go_12_tiles_deep_in_the_cooperative_game_and_planner_v1_keeps_8() -> None:
-    """The depth is the game's own unless given; planner-v1 is the planner with the 8-tile rollouts
-    it had before, in every game, at any budget (the hard level is planner-v1:8)."""
+def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_their_own() -> None:
+    """The futures and depth are the game's own unless given; planner-v2 (12 tiles over 48 futures
+    in the cooperative game) and planner-v1 (8 tiles in every game) keep what they had, at any
+    budget (the hard level is planner-v1:8)."""
     modes = ("coop", "duel", "head-to-head")
-    assert [make_player("planner").depth_for(mode) for mode in modes] == [12, 8, 8]  # type: ignore[attr-defined]
-    for spec in ("planner-v1", "planner-v1:8", "planner-v1:0"):
-        kept = make_player(spec)
-        assert isinstance(kept, PlannerV1) and kept.name == "planner-v1"
-        assert [kept.depth_for(mode) for mode in modes] == [8, 8, 8]
-    assert make_player("planner-v1:8").futures_for("coop") == 8  # type: ignore[attr-defined]
+    planner = make_player("planner")
+    assert isinstance(planner, PlannerPlayer)
+    assert [planner.depth_for(mode) for mode in modes] == [16, 8, 8]
+    assert [planner.futures_for(mode) for mode in modes] == [96, 48, 144]
+    for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
+        for budget in ("", ":8", ":0"):
+            kept = make_player(spec + budget)
+            assert isinstance(kept, PlannerPlayer) and kept.name == spec
+            assert [kept.depth_for(mode) for mode in modes] == depths
+            futures = [48, 48, 144] if not budget else [int(budget[1:])] * 3
+            assert [kept.futures_for(mode) for mode in modes] == futures
+    assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
+        make_player("planner-v2"), PlannerV2
+    )
     assert level_spec("hard") == "planner-v1:8"
     assert PlannerPlayer(3, depth=5).depth_for("coop") == 5

@@ -58,8 +58,9 @@ from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import rotate
 
-#: The default coach: the strongest player at its own budget (48 futures), which weighs a whole
-#: solo game in well under a minute (docs/players.md has the command that measures it).
+#: The default coach: the strongest player at its own budget (96 futures in the cooperative game),
+#: which weighs a whole solo game in under a minute (docs/players.md has the command that measures
+#: it).
 DEFAULT_PLAYER = "planner"
 #: The players that can coach: they weigh candidates against common sampled futures.
 Coach = PlannerPlayer | SearchPlayer

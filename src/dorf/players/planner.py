@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
@@ -34,16 +34,22 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 
 View = PlayerView | DuelView | HeadToHeadView
 Move = tuple[int, int]
-#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about 0.3 s
-#: a placement in the cooperative game (12-tile rollouts), 0.2 s in the Duel, about 0.4 s in Head to
-#: Head (its areas are smaller, so a future costs less) on one core of the 2-core VM with the
-#: compiled core (docs/players.md).
-DEFAULT_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
-#: Tiles a rollout plays after the candidate, per game, unless a depth is given: 12 in the
-#: cooperative game (147.4 on seeds 1-100 and on 101-200 at 48 futures, against 144.4 and 144.3
-#: with 8; docs/players.md#deeper-rollouts), 8 in the two-player games (their figures were
-#: measured so).
-DEFAULT_DEPTH = {"coop": 12, "duel": 8, "head-to-head": 8}
+#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about
+#: 0.33 s a placement in the cooperative game (16-tile rollouts), 0.2 s in the Duel, about 0.4 s in
+#: Head to Head (its areas are smaller, so a future costs less) on one core of the 2-core VM with
+#: the compiled parts (docs/players.md).
+DEFAULT_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 144}
+#: Tiles a rollout plays after the candidate, per game, unless a depth is given: 16 in the
+#: cooperative game (with 96 futures: 152.5 on seeds 1-200 and 150.4 on 201-400, against 147.4 for
+#: ``planner-v2`` on 1-200; docs/players.md#deeper-rollouts), 8 in the two-player games (their
+#: figures were measured so).
+DEFAULT_DEPTH = {"coop": 16, "duel": 8, "head-to-head": 8}
+#: ``planner-v2``'s budget, the planner as it was before: 48 futures and 12-tile rollouts in the
+#: cooperative game.
+V2_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
+V2_DEPTH = {"coop": 12, "duel": 8, "head-to-head": 8}
+#: ``planner-v1``'s: as ``planner-v2`` with 8-tile rollouts in every game.
+V1_DEPTH = {"coop": 8, "duel": 8, "head-to-head": 8}
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
 #: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
@@ -148,6 +154,9 @@ class PlannerPlayer:
     """Look-ahead over sampled futures with the learned evaluation; budget in futures."""
 
     name = "planner"
+    #: Per game, the futures a decision and the tiles a rollout plays when none are given.
+    default_futures: ClassVar[dict[str, int]] = DEFAULT_FUTURES
+    default_depth: ClassVar[dict[str, int]] = DEFAULT_DEPTH
 
     def __init__(
         self,
@@ -166,11 +175,11 @@ class PlannerPlayer:
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
-        #: Futures a decision; None: the game's default (:data:`DEFAULT_FUTURES`) unless ``seconds``.
+        #: Futures a decision; None: the game's default (:attr:`default_futures`) unless ``seconds``.
         self.iterations = iterations
         self.seconds = seconds
         self.width = width
-        #: Tiles a rollout plays; None: the game's default (:data:`DEFAULT_DEPTH`).
+        #: Tiles a rollout plays; None: the game's default (:attr:`default_depth`).
         self.depth = depth
         self.shortlist = shortlist
         self.task_aware = task_aware
@@ -185,12 +194,12 @@ class PlannerPlayer:
         """Futures a decision in this game: the budget given, else the game's default (None when
         the budget is in seconds)."""
         if self.iterations is None and self.seconds is None:
-            return DEFAULT_FUTURES[mode]
+            return self.default_futures[mode]
         return self.iterations
 
     def depth_for(self, mode: str) -> int:
         """Tiles a rollout plays in this game: the depth given, else the game's default."""
-        return DEFAULT_DEPTH[mode] if self.depth is None else self.depth
+        return self.default_depth[mode] if self.depth is None else self.depth
 
     def evaluator_for(self, mode: str) -> Evaluator:
         """The evaluation for a mode: the weights given, else the ones shipped for the mode."""
@@ -496,16 +505,23 @@ class PlannerPlayer:
         return best[1], (best[2], best[3])
 
 
+class PlannerV2(PlannerPlayer):
+    """The planner as it was before its cooperative rollouts went 16 tiles deep over 96 futures: 12
+    tiles over 48. Kept under its own name, like ``search-v1``, so that progress is measured against
+    a player that does not move."""
+
+    name = "planner-v2"
+    default_futures = V2_FUTURES
+    default_depth = V2_DEPTH
+
+
 class PlannerV1(PlannerPlayer):
-    """The planner as it was before its cooperative rollouts went 12 tiles deep: 8 in every game.
-    Kept under its own name, like ``search-v1``, so that progress is measured against a player that
-    does not move (the ``hard`` level is ``planner-v1:8``)."""
+    """The planner before ``planner-v2``: 8-tile rollouts in every game (the ``hard`` level is
+    ``planner-v1:8``). Kept unchanged as a fixed baseline."""
 
     name = "planner-v1"
-
-    def __init__(self, seed: int = 0, **options: Any) -> None:
-        options.setdefault("depth", 8)
-        super().__init__(seed, **options)
+    default_futures = V2_FUTURES
+    default_depth = V1_DEPTH
 
 
 def task_of(

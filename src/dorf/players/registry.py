@@ -10,8 +10,9 @@ in the Head to Head draft.
 - ``search-v1`` (also ``search``): the first look-ahead over sampled futures
   (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
 - ``planner``: the strongest, a look-ahead with a tuned evaluation
-  (:mod:`dorf.players.planner`); ``planner-v1`` is it with the 8-tile rollouts it
-  had before, kept unchanged as a fixed baseline;
+  (:mod:`dorf.players.planner`); ``planner-v2`` (12-tile rollouts over 48 futures in the
+  cooperative game) and ``planner-v1`` (8-tile rollouts) are it as it was before, kept unchanged
+  as fixed baselines;
 - the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
   (:mod:`dorf.players.levels`): each one of the players above at a fixed budget.
 
@@ -33,7 +34,7 @@ from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.levels import level_spec
-from dorf.players.planner import PlannerPlayer, PlannerV1
+from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2
 from dorf.players.search import SearchPlayer
 from dorf.rules.area import Placement
 
@@ -92,6 +93,7 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v2": PlannerV2,
     "planner-v1": PlannerV1,
 }
 #: Players that take a budget: sampled futures (``:40``) or seconds (``:2s``) a decision.
@@ -99,6 +101,7 @@ BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v2": PlannerV2,
     "planner-v1": PlannerV1,
 }
 
