@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from dorf.formats.record import replay_record
 from dorf.server.protocol import MAX_BODY, MAX_MESSAGE
-from test_server_helpers import create, legal_move, play_out, served, socket
+from test_server_helpers import create, legal_move, play_out, served, socket, until
 
 
 @pytest.fixture
@@ -170,7 +171,7 @@ def test_hot_seat_players_take_turns_at_one_screen(db: Path) -> None:
 
 def test_bad_messages_get_clear_errors_and_change_nothing(db: Path) -> None:
     with served(db) as client:
-        made = create(client, mode="duel", seats=[{"kind": "here"}, {"kind": "online"}])
+        made = create(client, mode="duel", seed=None, seats=[{"kind": "here"}, {"kind": "online"}])
         with socket(client, made["id"], list(made["tokens"].values())) as sock:
             before = sock.sync()["game"]
             version = before["version"]
@@ -280,7 +281,8 @@ def test_an_unknown_game_over_the_websocket(db: Path) -> None:
 
 def test_online_duel_join_link_reconnect_and_spectator(db: Path) -> None:
     with served(db) as client:
-        made = create(client, mode="duel", seats=[{"kind": "here", "name": "Ann"}, {"kind": "online"}])
+        seats = [{"kind": "here", "name": "Ann"}, {"kind": "online"}]
+        made = create(client, mode="duel", seed=None, seats=seats)  # the server draws its seed
         gid, invite = made["id"], made["invites"]["1"]
         assert client.post(f"/api/games/{gid}/join", json={}).status_code == 401
         assert client.post(f"/api/games/{gid}/join", json={"invite": "wrong"}).status_code == 403
@@ -358,7 +360,7 @@ def test_a_restart_resumes_every_game_where_it_stood(db: Path) -> None:
     rng = random.Random(5)
     with served(db) as client:
         coop = create(client, seats=[{"kind": "here"}, {"kind": "computer", "player": "random"}])
-        duel = create(client, mode="duel", seats=[{"kind": "here"}, {"kind": "online"}])
+        duel = create(client, mode="duel", seed=None, seats=[{"kind": "here"}, {"kind": "online"}])
         with socket(client, coop["id"], list(coop["tokens"].values())) as sock:
             for _ in range(5):
                 state = sock.wait(lambda s: s["game"]["waiting"] == [0])
@@ -380,26 +382,60 @@ def test_a_restart_resumes_every_game_where_it_stood(db: Path) -> None:
             sock.wait(lambda s: s["game"]["turn"] == before[coop["id"]]["turn"] + 2)
 
 
-def test_a_failed_write_loses_the_move_and_nothing_else(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_write_the_database_refuses_is_tried_again_and_saved_once_it_can(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with served(db) as client:
         made = create(client)
         with socket(client, made["id"], list(made["tokens"].values())) as sock:
-            state = sock.sync()
-            assert sock.request(legal_move(state, 0))["type"] == "ok"
-            state = sock.sync()
+            assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"
+            sock.wait_saved(1)
             hub = client.app.state.hub  # type: ignore[attr-defined]
+            real = hub.storage.write_changes
+            tries: list[int] = []
+
+            def broken(*args: object, **kwargs: object) -> None:
+                tries.append(1)
+                raise sqlite3.OperationalError("disk I/O error")
+
+            monkeypatch.setattr(hub.storage, "write_changes", broken)
+            reply = sock.request(legal_move(sock.sync(), 0))
+            assert reply == {"type": "ok", "id": reply["id"], "version": 2}  # made and told at once
+            assert sock.sync()["game"]["turn"] == 2
+            until(lambda: len(tries) >= 2)  # tried again, not yet saved
+            assert not any(m["type"] == "saved" and m["version"] >= 2 for m in sock.seen)
+            monkeypatch.setattr(hub.storage, "write_changes", real)
+            sock.wait_saved(2)
+    with served(db) as client:
+        assert client.get(f"/api/games/{made['id']}").json()["turn"] == 2
+
+
+def test_moves_are_refused_once_the_database_has_refused_writes_for_longer_than_the_grace(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with served(db, storage_grace=0.3) as client:
+        made = create(client)
+        with socket(client, made["id"], list(made["tokens"].values())) as sock:
+            hub = client.app.state.hub  # type: ignore[attr-defined]
+            real = hub.storage.write_changes
 
             def broken(*args: object, **kwargs: object) -> None:
                 raise sqlite3.OperationalError("disk I/O error")
 
-            monkeypatch.setattr(hub.storage, "add_decision", broken)
-            reply = sock.request(legal_move(state, 0))
-            assert reply["type"] == "error" and reply["code"] == "storage"
-            monkeypatch.undo()
-            after = sock.sync()["game"]
-            assert after["turn"] == 1 and after["areas"] == state["game"]["areas"]
-            assert after["revealed"] == state["game"]["revealed"]
+            monkeypatch.setattr(hub.storage, "write_changes", broken)
             assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"
+            before = sock.sync()["game"]
+            time.sleep(0.5)
+            reply = sock.request(legal_move(sock.sync(), 0))
+            assert reply["type"] == "error" and reply["code"] == "storage", reply
+            assert "the move was not made" in reply["message"] and "disk I/O error" in reply["message"]
+            after = sock.sync()["game"]
+            assert after["turn"] == 1 and after["areas"] == before["areas"]  # nothing changed
+            assert after["revealed"] == before["revealed"]
+            monkeypatch.setattr(hub.storage, "write_changes", real)
+            sock.wait_saved(1)
+            assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"
+            sock.wait_saved(2)
     with served(db) as client:
         assert client.get(f"/api/games/{made['id']}").json()["turn"] == 2
 
@@ -438,7 +474,8 @@ def test_the_replay_viewer_reads_any_record(db: Path) -> None:
 
 def test_a_finished_server_game_goes_into_a_campaign(db: Path) -> None:
     with served(db) as client:
-        made = create(client, seats=[{"kind": "here", "name": "Ann"}])
+        # A seed drawn by the server: a game of a chosen seed never goes into a campaign.
+        made = create(client, seed=None, seats=[{"kind": "here", "name": "Ann"}])
         with socket(client, made["id"], list(made["tokens"].values())) as sock:
             final = play_out(sock, [0], random.Random(8))
         total = final["game"]["scores"][0]["total"]

@@ -20,7 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
-from test_server_helpers import Socket, create, legal_move, play_out, served, socket
+from test_server_helpers import Socket, create, legal_move, play_out, served, socket, until
 
 T = TypeVar("T")
 
@@ -39,15 +39,6 @@ def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine in a thread of its own (a browser test may leave this thread's loop running)."""
     with ThreadPoolExecutor(1) as thread:
         return thread.submit(lambda: asyncio.run(make())).result()
-
-
-def until(check: Callable[[], bool], limit: float = 20.0) -> None:
-    """Wait (bounded) until ``check()`` holds."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("it never happened")
-        time.sleep(0.02)
 
 
 # --- 6. memory, creation limits, connection caps ------------------------------------------------
@@ -109,15 +100,21 @@ def test_a_game_of_computers_nobody_watches_stops_and_goes_on_when_opened(db: Pa
 
 
 def test_connections_are_capped_per_game_and_in_total(db: Path) -> None:
-    with served(db, max_game_connections=2, max_connections=3) as client:
+    # Spectators only: seat holders always get in (tests/test_server_fairness.py).
+    with served(db, max_spectators=2, max_connections=3) as client:
         one, two = create(client)["id"], create(client)["id"]
         with socket(client, one), socket(client, one):
             with client.websocket_connect(f"/ws/{one}") as ws:
+                assert ws.receive_json()["type"] == "state"  # what anyone may see; then its hello
+                ws.send_json({"type": "hello", "tokens": []})
                 message = ws.receive_json()
                 assert message["type"] == "error" and message["code"] == "busy"
-                with pytest.raises(WebSocketDisconnect):
+                with pytest.raises(WebSocketDisconnect) as closed:
                     ws.receive_json()
+                assert closed.value.code == 1013
             with socket(client, two), client.websocket_connect(f"/ws/{two}") as ws:
+                assert ws.receive_json()["type"] == "state"
+                ws.send_json({"type": "hello", "tokens": []})
                 assert ws.receive_json()["code"] == "busy"  # three in all
         assert health(client)["connections"] == 0
 
@@ -227,26 +224,32 @@ def test_a_computer_plays_through_a_time_capped_pool_of_processes(db: Path) -> N
 # --- 8. the database off the event loop -------------------------------------------------------------------
 
 
-def test_other_games_answer_while_a_write_waits_for_a_locked_database(db: Path) -> None:
+def test_moves_of_games_in_memory_are_answered_while_another_program_locks_the_database(db: Path) -> None:
     with served(db) as client:
-        waiting, other = create(client), create(client)
-        with socket(client, waiting["id"], list(waiting["tokens"].values())) as sock:
-            move = legal_move(sock.sync(), 0)
+        games = [create(client), create(client, mode="duel")]
+        with contextlib.ExitStack() as stack:
+            socks = [stack.enter_context(socket(client, g["id"], list(g["tokens"].values()))) for g in games]
             lock = sqlite3.connect(db, isolation_level=None)
-            lock.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+            lock.execute("BEGIN IMMEDIATE")  # another program holds the write lock for a while
+            locked_at = time.monotonic()
             try:
-                sock.ws.send_text(json.dumps({**move, "id": "locked"}))
-                for _ in range(3):  # the other game answers meanwhile, over HTTP and its websocket
-                    assert client.get(f"/api/games/{other['id']}").json()["turn"] == 0
-                    with socket(client, other["id"], list(other["tokens"].values())) as mine:
-                        assert mine.request({"type": "ping"})["type"] == "pong"
-                assert client.get(f"/api/games/{waiting['id']}").json()["turn"] == 0  # not yet made
+                for sock in socks:
+                    state = sock.sync()
+                    reply = sock.request(legal_move(state, state["game"]["waiting"][0]))
+                    assert reply["type"] == "ok", reply  # answered at once, not after the lock
+                answered = time.monotonic() - locked_at
+                for game in games:  # and everyone sees the moves
+                    assert client.get(f"/api/games/{game['id']}").json()["turn"] == 1
+                assert not any(m["type"] == "saved" and m["version"] >= 1 for s in socks for m in s.seen)
             finally:
                 lock.execute("COMMIT")
                 lock.close()
-            reply = next(m for m in iter(sock.receive, None) if m.get("id") == "locked")
-            assert reply["type"] == "ok", reply
-            assert sock.sync()["game"]["turn"] == 1
+            assert answered < 2.0, answered  # the database's busy timeout is 5 s
+            for sock in socks:
+                sock.wait_saved(1)  # stored once the file is free
+    with served(db) as client:
+        for game in games:
+            assert client.get(f"/api/games/{game['id']}").json()["turn"] == 1
 
 
 def test_a_computer_move_that_could_not_be_stored_is_tried_again(
@@ -255,20 +258,23 @@ def test_a_computer_move_that_could_not_be_stored_is_tried_again(
     with served(db) as client:
         made = create(client, seats=[{"kind": "here"}, {"kind": "computer", "player": "greedy"}])
         hub = client.app.state.hub  # type: ignore[attr-defined]
-        real = hub.storage.add_decision
+        real = hub.storage.write_changes
         failures: list[int] = []
 
-        def flaky(game_id: str, number: int, *args: Any, **kwargs: Any) -> None:
-            if number == 2 and len(failures) < 2:  # the computer's first move fails twice
-                failures.append(number)
+        def flaky(rows: list[Any]) -> None:
+            if any(row[1] == 2 for row in rows) and len(failures) < 2:  # the computer's move fails twice
+                failures.append(2)
                 raise sqlite3.OperationalError("disk I/O error")
-            real(game_id, number, *args, **kwargs)
+            real(rows)
 
-        monkeypatch.setattr(hub.storage, "add_decision", flaky)
+        monkeypatch.setattr(hub.storage, "write_changes", flaky)
         with socket(client, made["id"], [made["tokens"]["0"]]) as sock:
             assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"
             until(lambda: sock.sync()["game"]["turn"] == 2)
+            until(lambda: hub.games[made["id"]].saved_version == 2)
         assert failures == [2, 2]
+    with served(db) as client:
+        assert client.get(f"/api/games/{made['id']}").json()["turn"] == 2
 
 
 # --- 9. damaged rows -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""A real ``dorf serve`` killed outright (SIGKILL) resumes every game from its database."""
+"""A real ``dorf serve`` killed outright (SIGKILL) resumes every game from its database, with every
+move it acknowledged as saved."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 import websockets.sync.client as websockets_sync
+
+from dorf.server.delta import patch
 
 pytestmark = pytest.mark.slow
 
@@ -65,24 +68,29 @@ def server(db: Path, port: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]
         process.wait(timeout=10)
 
 
-def _until(ws: Any, ref: str, last: dict[str, Any]) -> dict[str, Any]:
-    """Read until the answer to message ``ref``, keeping the last state in ``last``."""
+def _until(ws: Any, ref: str, last: dict[str, Any], saved: list[int]) -> dict[str, Any]:
+    """Read until the answer to message ``ref``, keeping the state in ``last`` (whole states and
+    deltas) and the versions acknowledged as saved in ``saved``."""
     while True:
         message = json.loads(ws.recv(timeout=10))
         if message["type"] == "state":
             last.update(message)
+        elif message["type"] == "delta":
+            last.update(patch({"you": last["you"], "game": last["game"]}, message["ops"]))
+        elif message["type"] == "saved":
+            saved.append(message["version"])
         if message.get("id") == ref:
             return message
 
 
-def _state(ws: Any, last: dict[str, Any]) -> dict[str, Any]:
+def _state(ws: Any, last: dict[str, Any], saved: list[int]) -> dict[str, Any]:
     ws.send(json.dumps({"type": "ping", "id": "sync"}))
-    _until(ws, "sync", last)
+    _until(ws, "sync", last, saved)
     return last
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_a_killed_server_loses_nothing_it_answered(tmp_path: Path) -> None:
+def test_a_killed_server_loses_nothing_it_acknowledged_as_saved(tmp_path: Path) -> None:
     db = tmp_path / "dorf.sqlite3"
     port = _free_port()
     rng = random.Random(2)
@@ -93,13 +101,18 @@ def test_a_killed_server_loses_nothing_it_answered(tmp_path: Path) -> None:
         with websockets_sync.connect(f"ws://127.0.0.1:{port}/ws/{gid}") as ws:
             ws.send(json.dumps({"type": "hello", "tokens": tokens}))
             last: dict[str, Any] = {}
+            saved: list[int] = []
             for _ in range(9):
-                state = _state(ws, last)
+                state = _state(ws, last, saved)
                 seat = state["game"]["waiting"][0]
                 q, r, rots = rng.choice(state["you"]["legal"][str(seat)])
                 ws.send(json.dumps({"type": "move", "seat": seat, "at": [q, r], "rot": rots[0], "id": "m"}))
-                assert _until(ws, "m", last)["type"] == "ok"
-            answered = _state(ws, last)["game"]
+                assert _until(ws, "m", last, saved)["type"] == "ok"
+            deadline = time.monotonic() + 10
+            while max(saved, default=0) < 9 and time.monotonic() < deadline:
+                _state(ws, last, saved)
+            assert max(saved) == 9  # the ninth move is acknowledged as saved
+            answered = _state(ws, last, saved)["game"]
         os.kill(process.pid, signal.SIGKILL)
     with server(db, port) as (base, _):
         again = _get(f"{base}/api/games/{gid}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from dorf.server.app import create_app
+from dorf.server.delta import patch
 from dorf.server.hub import ServerConfig
 
 Json = dict[str, Any]
@@ -26,7 +28,7 @@ def served(db: Path | str, **config: Any) -> Iterator[TestClient]:
 
 
 def create(
-    client: TestClient, mode: str = "coop", seats: list[Json] | None = None, seed: int = 7, **more: Any
+    client: TestClient, mode: str = "coop", seats: list[Json] | None = None, seed: int | None = 7, **more: Any
 ) -> Json:
     body: Json = {"mode": mode, "seed": seed, **more}
     if seats is not None:
@@ -37,8 +39,18 @@ def create(
     return result
 
 
+def until(check: Callable[[], bool], limit: float = 20.0) -> None:
+    """Wait (bounded) until ``check()`` holds."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("it never happened")
+        time.sleep(0.02)
+
+
 class Socket:
-    """A game's websocket: remembers the last state; ``request`` waits for the answer to a message."""
+    """A game's websocket: keeps the state as the server describes it (each ``state`` replaces it,
+    each ``delta`` changes it, as the page does); ``request`` waits for the answer to a message."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
@@ -51,6 +63,12 @@ class Socket:
         self.seen.append(message)
         if message["type"] == "state":
             self.state = message
+        elif message["type"] == "delta":
+            assert self.state is not None, "a delta before any state"
+            assert message["from"] == self.state["game"]["version"], (message["from"], self.state)
+            doc = patch({"you": self.state["you"], "game": self.state["game"]}, message["ops"])
+            self.state = {"type": "state", **doc}
+            assert self.state["game"]["version"] == message["version"]
         return message
 
     def request(self, message: Json) -> Json:
@@ -59,7 +77,7 @@ class Socket:
         self.ws.send_text(json.dumps({**message, "id": ref}))
         for _ in range(1000):
             reply = self.receive()
-            if reply.get("id") == ref and reply["type"] != "state":
+            if reply.get("id") == ref and reply["type"] not in ("state", "delta"):
                 return reply
         raise AssertionError(f"no answer to {message}")
 
@@ -69,8 +87,8 @@ class Socket:
             return self.state
         for _ in range(limit):
             message = self.receive()
-            if message["type"] == "state" and predicate(message):
-                return message
+            if message["type"] in ("state", "delta") and self.state is not None and predicate(self.state):
+                return self.state
         raise AssertionError("the awaited state never came")
 
     def sync(self) -> Json:
@@ -78,6 +96,16 @@ class Socket:
         self.request({"type": "ping"})
         assert self.state is not None
         return self.state
+
+    def wait_saved(self, version: int, limit: int = 2000) -> None:
+        """Read until the server says the game is stored up to ``version``."""
+        if any(m["type"] == "saved" and m["version"] >= version for m in self.seen):
+            return
+        for _ in range(limit):
+            message = self.receive()
+            if message["type"] == "saved" and message["version"] >= version:
+                return
+        raise AssertionError(f"version {version} was never saved")
 
     def hello(self, tokens: list[str]) -> Json:
         reply = self.request({"type": "hello", "tokens": tokens})

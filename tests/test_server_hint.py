@@ -67,7 +67,8 @@ def test_a_hint_in_the_head_to_head_draft_is_a_pick(db: Path) -> None:
 
 def test_hints_are_refused_against_a_person_and_out_of_turn(db: Path) -> None:
     with served(db) as client:
-        made = create(client, mode="duel", seats=[{"kind": "here", "name": "Ann"}, {"kind": "online"}])
+        seats = [{"kind": "here", "name": "Ann"}, {"kind": "online"}]
+        made = create(client, mode="duel", seed=None, seats=seats)
         gid, token = made["id"], made["tokens"]["0"]
         refused = client.post(f"/api/games/{gid}/hint", json={"token": token, "seat": 0})
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "no-hint"

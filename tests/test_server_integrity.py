@@ -14,6 +14,7 @@ import pytest
 from dorf.campaign import CampaignError, Campaigns
 from dorf.campaign.store import FinishedGame, read_finished_record
 from dorf.formats.record import replay_record
+from dorf.server import hub
 from test_server_helpers import Json, create, legal_move, play_out, served, socket
 
 
@@ -129,11 +130,13 @@ def changed(before: Json, after: Json) -> set[str]:
     return {k for k in keys if before.get(k) != after.get(k)}
 
 
-def join_both(client: Any, mode: str, seed: int) -> tuple[str, str, str]:
+def join_both(client: Any, mode: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, str]:
+    # A game with an online seat gets its seed from the server only: pin what the server draws.
+    monkeypatch.setattr(hub, "draw_seed", lambda: seed)
     made = create(
         client,
         mode=mode,
-        seed=seed,
+        seed=None,
         seats=[{"kind": "here", "name": "Ann"}, {"kind": "online", "name": "Bob"}],
     )
     joined = client.post(
@@ -143,10 +146,12 @@ def join_both(client: Any, mode: str, seed: int) -> tuple[str, str, str]:
 
 
 @pytest.mark.parametrize("mode", ["duel", "head-to-head"])
-def test_the_other_seats_placement_is_unseen_until_both_have_placed(db: Path, mode: str) -> None:
+def test_the_other_seats_placement_is_unseen_until_both_have_placed(
+    db: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = random.Random(3)
     with served(db) as client:
-        gid, ann_token, bob_token = join_both(client, mode, seed=21)
+        gid, ann_token, bob_token = join_both(client, mode, 21, monkeypatch)
         with (
             socket(client, gid, [ann_token]) as ann,
             socket(client, gid, [bob_token]) as bob,
@@ -167,8 +172,9 @@ def test_the_other_seats_placement_is_unseen_until_both_have_placed(db: Path, mo
                 seen = len(ann.seen)
                 assert bob.request(legal_move(bob.sync(), 1, rng))["type"] == "ok"  # Bob places first
                 after = {name: s.sync() for name, s in (("ann", ann), ("watcher", watcher), ("both", both))}
-                new_states = [m for m in ann.seen[seen:] if m["type"] == "state"]
-                assert len(new_states) == 1  # Ann hears that Bob placed, as of any move
+                told = [m for m in ann.seen[seen:] if m["type"] in ("state", "delta")]
+                assert len(told) == 1 and told[0]["type"] == "delta"  # Ann hears that Bob placed
+                assert {op[1].split("/")[1] for op in told[0]["ops"]} <= MAY_CHANGE | {"legal"}
                 for name in after:
                     game_before, game_after = before[name]["game"], after[name]["game"]
                     assert changed(game_before, game_after) <= MAY_CHANGE, (
@@ -289,10 +295,10 @@ def test_seeds_come_from_secrets_not_from_the_shared_random_generator(db: Path) 
     random.seed(1234)
     shared = random.getstate()
     with served(db) as client:
-        ids = [create(client, seed=None)["id"] for _ in range(3)]  # type: ignore[arg-type]
+        ids = [create(client, seed=None)["id"] for _ in range(3)]
         assert random.getstate() == shared  # the shared generator was not used
         random.seed(1234)
-        ids += [create(client, seed=None)["id"] for _ in range(17)]  # type: ignore[arg-type]
+        ids += [create(client, seed=None)["id"] for _ in range(17)]
     with sqlite3.connect(db) as conn:
         seeds = [conn.execute("SELECT seed FROM server_game WHERE id = ?", (i,)).fetchone()[0] for i in ids]
     assert len(set(seeds)) == len(seeds)

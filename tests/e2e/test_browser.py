@@ -27,6 +27,32 @@ def place_by_clicking(page: Any, rng: random.Random) -> None:
     wait_version_after(page, old)
 
 
+def what_it_shows(page: Any) -> dict[str, Any]:
+    """What a page shows of a game: its version, tiles on each board, the log, the scores."""
+    shown: dict[str, Any] = page.evaluate(
+        """() => ({
+          version: document.body.dataset.version,
+          tiles: [...document.querySelectorAll('.area-pane')]
+            .map((p) => p.querySelectorAll('.ground > g').length),
+          log: [...document.querySelectorAll('.log li')].map((li) => li.textContent),
+          score: document.querySelector('.card-score')?.textContent,
+        })"""
+    )
+    # The score card names the longest river and track of the area in view, which is the page's
+    # choice (the area of whoever placed last), not the game's.
+    shown["score"] = re.sub(r"longest river \d+ · longest track \d+", "", shown["score"] or "")
+    return shown
+
+
+def same_as_a_fresh_page(page: Any, fresh: Any) -> None:
+    """A page that followed the game through deltas shows what a page opened now shows."""
+    fresh.goto(page.url)
+    fresh.locator(".card-turn").wait_for()
+    wait_version_after(fresh, version(page) - 1)
+    assert what_it_shows(page) == what_it_shows(fresh)
+    fresh.close()
+
+
 def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
     page = pages.new()
     page.goto(server_url + "/")
@@ -97,6 +123,9 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
     rng = random.Random(5)
     # Ann places first: her page says Bob is placing the same tile, on his board and on the tile card.
     place_by_clicking(ann, rng)
+    wait_version_after(spectator, 1)  # the spectator was told that Ann placed, and sees no tile of hers
+    assert what_it_shows(spectator)["tiles"] == [0, 0]
+    same_as_a_fresh_page(spectator, pages.new(900, 700))
     assert "Bob is placing this tile" in ann.locator("#tile-whose").text_content()
     assert ann.locator('.area-pane[data-area="1"] .banner').inner_text() == "Bob is placing this tile"
     assert "Your turn" not in ann.locator('.area-pane[data-area="0"] .banner').inner_text()
@@ -115,6 +144,9 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
         page.locator("#score-pad").wait_for()
         assert re.search(r"wins|shared victory", page.locator("#score-pad").inner_text())
     spectator.wait_for_function("document.body.dataset.over === '1'")
+    same_as_a_fresh_page(spectator, pages.new(900, 700))
+    same_as_a_fresh_page(ann, ann.context.new_page())
+    same_as_a_fresh_page(bob, bob.context.new_page())
     assert "Game over" in spectator.locator("#turn-line").inner_text()
     assert spectator.locator(".card-turn").inner_text().count("You are watching") == 1
     assert not pages.errors, pages.errors
@@ -168,4 +200,19 @@ def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
         page.keyboard.press("Enter")
         wait_version_after(page, old)
     assert page.locator(".ground > g").count() == 4
+    assert not pages.errors, pages.errors
+
+
+def test_each_page_loads_only_the_modules_it_uses(server_url: str, pages: Pages) -> None:
+    loaded: dict[str, set[str]] = {}
+    for path in ("/campaigns", "/", "/replay"):
+        page = pages.new()
+        names: set[str] = set()
+        page.on("request", lambda r, names=names: names.add(r.url.rsplit("/", 1)[-1]))
+        page.goto(server_url + path)
+        page.wait_for_load_state("networkidle")
+        loaded[path] = {n for n in names if n.endswith(".js")}
+    assert loaded["/campaigns"] == {"main.js", "campaigns.js", "util.js"}
+    assert "game.js" not in loaded["/"] and "board.js" not in loaded["/"] and "lobby.js" in loaded["/"]
+    assert "game.js" not in loaded["/replay"] and "replay.js" in loaded["/replay"]
     assert not pages.errors, pages.errors

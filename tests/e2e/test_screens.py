@@ -63,7 +63,7 @@ def open_game(pages: Pages, server_url: str, made: dict[str, Any], phone: bool =
 
 def test_no_page_scrolls_sideways_on_a_phone_or_a_wide_screen(server_url: str, pages: Pages) -> None:
     coop = create(server_url, {"mode": "coop", "seed": 3, "seats": [{"kind": "here", "name": "Ann"}]})
-    duel = create(server_url, {"mode": "duel", "seed": 3, "seats": [{"kind": "here"}, {"kind": "online"}]})
+    duel = create(server_url, {"mode": "duel", "seats": [{"kind": "here"}, {"kind": "online"}]})
     draft = create(
         server_url,
         {
@@ -205,7 +205,6 @@ def test_tabs_on_a_narrower_screen_keep_your_banner_on_your_area(server_url: str
         server_url,
         {
             "mode": "duel",
-            "seed": 9,
             "seats": [{"kind": "here", "name": "Ann"}, {"kind": "online", "name": "Bob"}],
         },
     )

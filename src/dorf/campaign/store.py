@@ -335,6 +335,16 @@ def refuse_practice(record: dict[str, Any], where: str) -> None:
         raise CampaignError(f"{where}a practice game (undo was allowed): it cannot go into a campaign")
 
 
+def refuse_chosen_seed(record: dict[str, Any], where: str) -> None:
+    """A game whose creator chose its seed (and so could know every tile) never goes into a
+    campaign: the server's records say ``"seed_chosen": true``."""
+    if record.get("seed_chosen") is True:
+        raise CampaignError(
+            f"{where}this game's seed was chosen by whoever created it (who could know every tile):"
+            " it cannot go into a campaign"
+        )
+
+
 def read_finished_record(path: str | Path) -> FinishedGame:
     """Replay a record file; it must be a finished cooperative game."""
     from dorf.formats.record import RecordError, load_record, replay_record
@@ -343,6 +353,7 @@ def read_finished_record(path: str | Path) -> FinishedGame:
     try:
         data = load_record(path)
         refuse_practice(data, f"{path}: ")
+        refuse_chosen_seed(data, f"{path}: ")
         if data.get("mode") != "coop":
             raise CampaignError(
                 f"{path}: only cooperative games go into a campaign (this record is {data.get('mode')!r})"

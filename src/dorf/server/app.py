@@ -11,9 +11,11 @@
 - ``/api/replay`` (POST a record: its steps), ``/api/campaigns...``;
 - ``/ws/ID``: the game's websocket.
 
-Pages carry a Content-Security-Policy; a POST or a websocket from a page of
-another site is refused (:mod:`dorf.server.limits`); creating games is limited
-per address.
+Only requests for the server's own host names are answered (DNS rebinding);
+pages carry a Content-Security-Policy; a POST or a websocket from a page of
+another site is refused (:mod:`dorf.server.limits`); creating games and
+campaigns is limited per address, and hints and replays are computed in the
+worker processes, one at a time per address.
 """
 
 from __future__ import annotations
@@ -26,21 +28,20 @@ import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, Response
+from starlette.types import Message
 from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
+from dorf.server.assets import Asset, Assets, accepts_gzip, headers_for
 from dorf.server.campaigns import CampaignDesk, finished_game, record_request
 from dorf.server.hints import check_hint_allowed
 from dorf.server.hub import Broken, Connection, Game, Hub, ServerConfig
-from dorf.server.limits import CreationLimit, allowed_origin, page_policy
+from dorf.server.limits import CreationLimit, HostCheck, allowed_origin, client_address, page_policy
 from dorf.server.protocol import (
     MAX_BODY,
     MAX_MESSAGE,
@@ -54,17 +55,13 @@ from dorf.server.protocol import (
     parse_tokens,
     request_id,
 )
-from dorf.server.replay import replay_steps
 
 log = logging.getLogger("dorf.server")
 #: Websocket messages larger than this are refused by the transport itself (close code 1009);
 #: up to it, the server reads the message and answers an over-long one with an error.
 TRANSPORT_LIMIT = 1 << 20
-
-
-def web_root() -> Path:
-    """The folder of the browser UI shipped in the package."""
-    return Path(str(resources.files("dorf.web")))
+#: How long a move over HTTP waits to be stored before it is answered (``"saved": false``).
+SAVED_WAIT = 5.0
 
 
 async def read_body(request: Request) -> Any:
@@ -93,6 +90,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     config = config or ServerConfig()
     state: dict[str, Any] = {}
     limit = CreationLimit(config.create_limit)
+    campaign_limit = CreationLimit(config.campaign_limit)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -108,6 +106,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await hub.close()
 
     app = FastAPI(title="dorf", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(HostCheck, hosts=config.allowed_hosts)
 
     def hub() -> Hub:
         result: Hub = state["hub"]
@@ -119,9 +118,23 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     async def body_of(request: Request) -> Any:
         """The JSON body of a request that may change something: only from our own pages."""
-        if not allowed_origin(request.headers.get("origin"), request.headers.get("host"), config.origins):
+        if not allowed_origin(
+            request.headers.get("origin"), request.headers.get("host"), config.allowed_hosts, config.origins
+        ):
             raise ProtocolError("bad-origin", "this request comes from a page of another site", 403)
         return await read_body(request)
+
+    def too_many(request: Request, limit: CreationLimit, what: str) -> JSONResponse | None:
+        """The 429 answer if the request's address has made its ``what`` of the minute."""
+        wait = limit.wait(client_address(request), time.monotonic())
+        if wait is None:
+            return None
+        refusal = ProtocolError(
+            "rate-limited",
+            f"at most {limit.per_minute} {what} a minute from one address: try again in {math.ceil(wait)} s",
+            429,
+        )
+        return error_response(refusal, {"Retry-After": str(math.ceil(wait))})
 
     @app.exception_handler(ProtocolError)
     async def protocol_error(request: Request, exc: ProtocolError) -> JSONResponse:
@@ -133,18 +146,30 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # --- pages ---------------------------------------------------------------------
 
-    root = web_root()
-    app.mount("/static", StaticFiles(directory=root), name="static")
+    assets = Assets.from_package()
+    index = assets.page()
 
-    async def page(request: Request) -> FileResponse:
-        headers = {
-            "Cache-Control": "no-cache",
-            "Referrer-Policy": "no-referrer",
-            "X-Content-Type-Options": "nosniff",
-        }
+    def asset_response(request: Request, asset: Asset, built: bool, more: dict[str, str]) -> Response:
+        gzipped = accepts_gzip(request.headers.get("accept-encoding"))
+        headers = {**headers_for(asset, built, gzipped), **more}
+        if gzipped:
+            headers["ETag"] = asset.etag[:-1] + '-gz"'
+        if request.headers.get("if-none-match") == headers["ETag"]:
+            return Response(status_code=304, headers=headers)
+        return Response(asset.gzipped if gzipped else asset.body, headers=headers)
+
+    @app.get("/static/{path:path}", include_in_schema=False)
+    async def static(path: str, request: Request) -> Response:
+        found = assets.find(path)
+        if found is None:
+            raise ProtocolError("not-found", f"there is no file {path!r}", 404)
+        return asset_response(request, found[0], found[1], {})
+
+    async def page(request: Request) -> Response:
+        headers = {"Referrer-Policy": "no-referrer"}
         if config.page_policy:
             headers["Content-Security-Policy"] = page_policy(request.headers.get("host"))
-        return FileResponse(root / "index.html", headers=headers)
+        return asset_response(request, index, False, headers)
 
     for path in (
         "/",
@@ -158,8 +183,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     @app.get("/favicon.ico", include_in_schema=False)
-    async def favicon() -> FileResponse:
-        return FileResponse(root / "favicon.svg", media_type="image/svg+xml")
+    async def favicon(request: Request) -> Response:
+        return asset_response(request, assets.files["favicon.svg"], False, {})
 
     # --- games -------------------------------------------------------------------------
 
@@ -176,16 +201,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
         data = await body_of(request)
-        address = request.client.host if request.client is not None else "unknown"
-        wait = limit.wait(address, time.monotonic())
-        if wait is not None:
-            refusal = ProtocolError(
-                "rate-limited",
-                f"at most {config.create_limit} new games a minute from one address: "
-                f"try again in {math.ceil(wait)} s",
-                429,
-            )
-            return error_response(refusal, {"Retry-After": str(math.ceil(wait))})
+        refused = too_many(request, limit, "new games")
+        if refused is not None:
+            return refused
         return JSONResponse(await hub().create(data), status_code=201)
 
     @app.get("/api/games/{game_id}")
@@ -210,7 +228,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         parsed = parse_move(data)
         hub().check_seat(game.session, seats, parsed.seat)
         entry = await hub().move(game, parsed)
-        return {"ok": True, "version": game.session.version, "decision": entry}
+        version = game.session.version
+        saved = await hub().wait_saved(game, version, SAVED_WAIT)
+        return {"ok": True, "version": version, "decision": entry, "saved": saved}
 
     @app.post("/api/games/{game_id}/preview")
     async def preview(game_id: str, request: Request) -> dict[str, Any]:
@@ -230,7 +250,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         session = game.session
         hub().check_seat(session, seats, seat)
         check_hint_allowed(session, seats, seat)
-        return await hub().hint(game, seat)
+        return await hub().hint(game, seat, client_address(request))
 
     @app.get("/api/levels")
     async def computer_levels() -> dict[str, Any]:
@@ -265,12 +285,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         )
 
     @app.get("/api/games/{game_id}/replay")
-    async def replay_game(game_id: str) -> dict[str, Any]:
-        return replay_steps((await finished(game_id)).session.record())
+    async def replay_game(game_id: str, request: Request) -> dict[str, Any]:
+        return await hub().replay((await finished(game_id)).session.record(), client_address(request))
 
     @app.post("/api/replay")
     async def replay(request: Request) -> dict[str, Any]:
-        return replay_steps(need_object(await read_body(request), "a record"))
+        return await hub().replay(need_object(await read_body(request), "a record"), client_address(request))
 
     # --- campaigns -------------------------------------------------------------------------
 
@@ -281,6 +301,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/campaigns")
     async def new_campaign(request: Request) -> JSONResponse:
         data = await body_of(request)
+        refused = too_many(request, campaign_limit, "new campaigns")
+        if refused is not None:
+            return refused
         return JSONResponse(await hub().db(desk().create, data), status_code=201)
 
     @app.get("/api/campaigns/{name}")
@@ -310,7 +333,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.websocket("/ws/{game_id}")
     async def websocket(ws: WebSocket, game_id: str) -> None:
-        if not allowed_origin(ws.headers.get("origin"), ws.headers.get("host"), config.origins):
+        if not allowed_origin(
+            ws.headers.get("origin"), ws.headers.get("host"), config.allowed_hosts, config.origins
+        ):
             await ws.close(code=4403)  # before accepting: the handshake is answered 403
             return
         await ws.accept()
@@ -320,35 +345,47 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.send_text(json.dumps(error_message(exc)))
             await ws.close(code=4404 if exc.code == "no-game" else 1013)
             return
-        conn = Connection(ws.send_text, lambda code: ws.close(code=code))
-        refusal = hub().attach(game, conn)
-        if refusal is not None:
-            await ws.send_text(json.dumps(error_message(refusal)))
-            await ws.close(code=1013)
-            return
+        conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
+        hub().attach(game, conn)  # a spectator, or held back (conn.refusal) until a hello proves a seat
         pump = asyncio.get_running_loop().create_task(conn.pump())
-        conn.send(hub().state_message(game, conn.seats))
+        hub().send_state(game, conn)
         try:
             while not conn.closed:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
+                message = await next_message(ws, conn)
+                if message is None or message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
                 if text is None:
                     conn.send(error_message(ProtocolError("bad-message", "send JSON text, not binary")))
                     continue
                 await handle(game, conn, text)
+                if conn.refusal is not None:
+                    break  # held back, and its first message proved no seat
         except WebSocketDisconnect:
             pass
         finally:
             hub().detach(game, conn)
+            if conn.refusal is not None and not conn.closed:
+                conn.refuse()  # what is queued, the reason, then the close 1013
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(pump, 5.0)
             conn.closed = True
             pump.cancel()
             with contextlib.suppress(BaseException):
                 await pump
 
+    async def next_message(ws: WebSocket, conn: Connection) -> Message | None:
+        """The client's next message; None if a client that is held back (no room for another
+        spectator) has not said hello within ``hello_seconds``."""
+        if conn.refusal is None:
+            return await ws.receive()
+        try:
+            return await asyncio.wait_for(ws.receive(), config.hello_seconds)
+        except TimeoutError:
+            return None
+
     async def handle(game: Game | Broken, conn: Connection, text: str) -> None:
-        """One client message, answered in order (a move waits for its write to the database)."""
+        """One client message, answered in order (a move is answered once made; it is saved after)."""
         ref: int | str | None = None
         try:
             data = need_object(parse_json(text, MAX_MESSAGE))
@@ -358,26 +395,30 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 conn.send({"type": "pong", "id": ref})
                 return
             if isinstance(game, Broken):
-                if kind == "hello":
-                    conn.send(hub().state_message(game, set()))
-                    conn.send({"type": "welcome", "id": ref, "seats": []})
+                if kind in ("hello", "sync"):
+                    hub().send_state(game, conn)
+                    if kind == "hello":
+                        conn.send({"type": "welcome", "id": ref, "seats": []})
                     return
                 raise game.refusal()
             hub().touch(game)
             session = game.session
             if kind == "hello":
                 seats, bad = hub().seats_for(game, parse_tokens(data.get("tokens")))
-                conn.seats = seats
-                conn.send(hub().state_message(game, conn.seats))
+                if not hub().admit(game, conn, seats):
+                    return  # no room for it so: turned away (conn.refusal)
+                hub().send_state(game, conn)
                 conn.send({"type": "welcome", "id": ref, "seats": sorted(seats)})
                 if bad:
                     raise ProtocolError(
                         "bad-token", f"{bad} of your seat tokens are not valid for this game: you watch", 403
                     )
+            elif kind == "sync":
+                hub().send_state(game, conn)
             elif kind == "move":
                 parsed = parse_move(data)
                 hub().check_seat(session, conn.seats, parsed.seat)
-                await hub().move(game, parsed)
+                await hub().move(game, parsed, conn)
                 conn.send({"type": "ok", "id": ref, "version": session.version})
             elif kind == "preview":
                 parsed = parse_move(data)
@@ -389,7 +430,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             elif kind == "undo":
                 seat = parse_seat(data.get("seat"))
                 hub().check_seat(session, conn.seats, seat)
-                count = await hub().undo(game, seat)
+                count = await hub().undo(game, seat, conn)
                 conn.send({"type": "ok", "id": ref, "version": session.version, "undone": count})
         except ProtocolError as exc:
             conn.send(error_message(exc, ref))

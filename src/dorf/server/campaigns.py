@@ -4,7 +4,8 @@ A finished cooperative game of the server goes into a campaign the way a
 record file does with ``dorf campaign record --from-record``: same pad, same
 key, so one game cannot be recorded twice in one campaign, whichever way it
 came (by its seed and decisions, or by its id).  A practice game (undo
-allowed) is refused with the code ``practice-game``.
+allowed) is refused with the code ``practice-game``, and a game whose creator chose its
+seed (who could so know every tile) with ``chosen-seed``.
 
 The campaigns live in the server's database; every method here runs in the
 hub's database thread (``await hub.db(desk.listing)``), never on the event
@@ -42,6 +43,12 @@ def finished_game(session: GameSession) -> FinishedGame:
         raise ProtocolError("campaign", "only cooperative games go into a campaign")
     if session.practice:
         raise ProtocolError("practice-game", "a practice game (undo allowed) does not go into a campaign")
+    if session.seed_chosen:
+        raise ProtocolError(
+            "chosen-seed",
+            "the seed of this game was chosen by whoever created it (who could know every tile):"
+            " it does not go into a campaign",
+        )
     if not state.is_over:
         raise ProtocolError("not-over", "the game is not over yet", 409)
     moves = [[p.at.q, p.at.r, p.rot] for p in state.decisions]

@@ -359,7 +359,8 @@ async def _thinking(base: str, busy: int, moves: int, limit: float) -> list[floa
 
 def thinking(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     options = ["--ai-workers", "2", "--ai-delay", "0"]
-    with server(folder / "thinking.sqlite3", args.src, options, {"--create-limit": "0"}) as running:
+    optional = {"--create-limit": "0", "--max-connections-per-address": "0"}
+    with server(folder / "thinking.sqlite3", args.src, options, optional) as running:
         latencies = asyncio.run(_thinking(running.base, args.busy, args.moves, args.limit))
         pool = _get(running.base + "/api/health").get("thinking")
     return {

@@ -5,13 +5,20 @@ The command's arguments live here; :mod:`dorf.cli` registers them with
 (FastAPI, uvicorn) are imported only when the server starts.  The port is
 bound first (a port in use is one line, exit 2) and the address is announced
 only once the server answers on it.
+
+The server answers only for its own host names (:func:`serve_hosts`: the
+loopback names, ``--host`` and every ``--allowed-host``), and believes a
+client's ``X-Forwarded-For`` only from a ``--trusted-proxy``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import re
 import socket
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from dorf.arguments import bounded
@@ -24,6 +31,24 @@ _cap = bounded(0.1, 60, cast=float, what="seconds")
 _count = bounded(0, 1_000_000)
 _limit = bounded(1, 1_000_000)
 _idle = bounded(1, 86_400, cast=float, what="seconds")
+#: Hosts that mean every address of the machine: no name of its own to allow.
+EVERY_ADDRESS = ("", "0.0.0.0", "::")
+#: A host name or address as ``--allowed-host`` takes it (an IPv6 address with or without brackets).
+_HOST = re.compile(r"\[?[A-Za-z0-9.:_-]{1,253}\]?")
+
+
+def _allowed_host(value: str) -> str:
+    if not _HOST.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"not a host name: {value!r}")
+    return value
+
+
+def _proxy(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address or network: {value!r}") from None
+    return value
 
 
 def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
@@ -63,14 +88,49 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         help="new games a minute from one address (default 30; 0: no limit)",
     )
     serve.add_argument(
-        "--max-connections", type=_limit, default=1000, metavar="N", help="websocket clients at most (1000)"
+        "--campaign-limit",
+        type=_count,
+        default=10,
+        metavar="N",
+        help="new campaigns a minute from one address (default 10; 0: no limit)",
     )
     serve.add_argument(
-        "--max-game-connections",
+        "--allowed-host",
+        action="append",
+        type=_allowed_host,
+        default=[],
+        metavar="H",
+        help="a host name the server answers for, besides the loopback names and --host (repeatable; "
+        "with --host 0.0.0.0 name the public one)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        type=_proxy,
+        default=[],
+        metavar="ADDR",
+        help="a proxy (address or network) whose X-Forwarded-For is believed (repeatable; default none)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=_limit,
+        default=1000,
+        metavar="N",
+        help="websocket clients at most; then only seat holders get in (default 1000)",
+    )
+    serve.add_argument(
+        "--max-spectators",
         type=_limit,
         default=32,
         metavar="N",
-        help="websocket clients of one game at most (default 32)",
+        help="spectators of one game at most; its seat holders always get in (default 32)",
+    )
+    serve.add_argument(
+        "--max-connections-per-address",
+        type=_count,
+        default=16,
+        metavar="N",
+        help="spectators from one address at most, and as many seat holders (default 16; 0: no limit)",
     )
     serve.add_argument(
         "--games-in-memory",
@@ -86,6 +146,14 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="a game nobody uses this long leaves memory, and its computers stop (default 300)",
     )
+    serve.add_argument(
+        "--storage-grace",
+        type=_cap,
+        default=20.0,
+        metavar="SECONDS",
+        help="moves are refused once the database has taken no write this long (default 20; "
+        "meanwhile they are made and written when it can)",
+    )
     serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     return serve  # type: ignore[no-any-return]
 
@@ -99,6 +167,21 @@ def shown_host(host: str) -> str:
     if host in ("", "0.0.0.0", "::"):
         return "127.0.0.1"
     return f"[{host}]" if ":" in host else host
+
+
+def serve_hosts(host: str, allowed: Iterable[str]) -> tuple[str, ...]:
+    """The host names ``dorf serve --host host --allowed-host ...`` answers for: the loopback
+    names, ``host`` unless it means every address, and ``allowed``.
+
+    >>> serve_hosts("0.0.0.0", ["Dorf.example"])
+    ('127.0.0.1', 'localhost', '::1', 'dorf.example')
+    >>> serve_hosts("192.0.2.7", ["[2001:db8::1]"])
+    ('127.0.0.1', 'localhost', '::1', '192.0.2.7', '2001:db8::1')
+    """
+    from dorf.server.limits import LOOPBACK, host_name
+
+    names = [*LOOPBACK, *([] if host in EVERY_ADDRESS else [host]), *allowed]
+    return tuple(dict.fromkeys(host_name(name) for name in names))
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -152,11 +235,15 @@ def serve_main(args: argparse.Namespace) -> int:
         ai_delay=args.ai_delay,
         ai_max_seconds=args.ai_max_seconds,
         create_limit=args.create_limit,
+        campaign_limit=args.campaign_limit,
         max_connections=args.max_connections,
-        max_game_connections=args.max_game_connections,
+        max_spectators=args.max_spectators,
+        max_connections_per_address=args.max_connections_per_address,
         games_in_memory=args.games_in_memory,
         idle_seconds=args.idle_seconds,
+        storage_grace=args.storage_grace,
         origins=(address.rstrip("/"),),
+        allowed_hosts=serve_hosts(args.host, args.allowed_host),
         page_policy=True,
     )
 
@@ -168,7 +255,17 @@ def serve_main(args: argparse.Namespace) -> int:
 
     server = Server(
         uvicorn.Config(
-            create_app(config), log_level=args.log_level, ws_max_size=TRANSPORT_LIMIT, ws_ping_interval=20
+            create_app(config),
+            log_level=args.log_level,
+            ws_max_size=TRANSPORT_LIMIT,
+            ws_ping_interval=20,
+            # A move's delta is a few hundred bytes: compressing every message costs more
+            # processor time than the bytes it saves (docs/server.md, "The load benchmark").
+            ws_per_message_deflate=False,
+            # X-Forwarded-For (and -Proto) only from the proxies named: else uvicorn would believe
+            # it from 127.0.0.1, and anyone on the machine could pass for any address.
+            proxy_headers=bool(args.trusted_proxy),
+            forwarded_allow_ips=list(args.trusted_proxy) or None,
         )
     )
     with sock:

@@ -5,9 +5,12 @@ seat, a seed), like :func:`dorf.server.thinking.think`: it rebuilds the game,
 takes the seat's view (what that seat may know, never a stack's order) and
 asks the coach (:func:`dorf.players.coach.hint`) what to do and why.
 
-A hint is refused (code ``no-hint``) in a game where another person plays an
-online seat, unless the game is a practice game: advice from the computer
-would be an unfair help against a person.
+A hint is refused (code ``no-hint``) in a game with an online seat, to every
+seat alike: the host and the guest of a Duel both play against a person, and
+advice from the computer would be an unfair help against them (in the
+cooperative game it would play for the others too, unasked).  A practice game
+has no online seats; against the computer, alone, or at one screen, hints are
+given.
 
 >>> record = {"format": "dorf-record/1", "mode": "coop", "tileset": "base", "seed": 4,
 ...           "players": ["Ann"], "decisions": []}
@@ -30,10 +33,10 @@ HINT_PLAYER = DEFAULT_PLAYER
 
 
 def check_hint_allowed(session: GameSession, seats: set[int], seat: int) -> None:
-    """Raise ProtocolError unless ``seat`` (held by the asker) may have a hint now."""
+    """Raise ProtocolError unless ``seat`` (held by the asker) may have a hint now: never in a
+    game with an online seat, whichever seats the asker holds (the same for both sides)."""
     practice = bool(getattr(session, "practice", False))
-    others = [s for i, s in enumerate(session.seats) if s.kind == ONLINE and i not in seats]
-    if others and not practice:
+    if any(s.kind == ONLINE for s in session.seats) and not practice:
         raise ProtocolError(
             "no-hint", "no hints in a game against another person (only in practice games)", 403
         )

@@ -17,7 +17,8 @@ client of the game), undo in practice games, and let computer seats think.
   are made one at a time (:attr:`Game.lock`).
 - **Computer seats** think in :class:`~dorf.server.workers.ThinkPool`, with a
   time cap; a move that cannot be stored is tried again, a little later each
-  time.
+  time.  The coach's hints and the replays of records are computed there too
+  (never on the event loop), one at a time per address and a few in all.
 - **Damaged games** (rows that cannot be read or replayed) are held as
   :class:`Broken`: shown with the reason, never played; one log line each.
 """
@@ -45,7 +46,9 @@ from dorf.formats.notation import is_int
 from dorf.formats.record import RecordError
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
-from dorf.server.hints import hint_for
+from dorf.server import hints
+from dorf.server.delta import diff
+from dorf.server.limits import LOOPBACK, TEST_HOST, InFlight
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
     COMPUTER,
@@ -61,10 +64,11 @@ from dorf.server.sessions import (
     check_player_spec,
     computer_seed,
 )
-from dorf.server.storage import DamagedGame, GameOver, Storage, StoredGame, StoredSeat, now, secret_hash
+from dorf.server.storage import DamagedGame, Storage, StoredGame, StoredSeat, now, secret_hash
 from dorf.server.thinking import think
 from dorf.server.views import Json
-from dorf.server.workers import ThinkError, ThinkPool
+from dorf.server.workers import HINTS, REPLAYS, Overrun, Refused, ThinkError, ThinkPool
+from dorf.server.writer import Change, Writer
 
 log = logging.getLogger("dorf.server")
 
@@ -78,8 +82,20 @@ SEED_BITS = 63
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Longest wait between two tries of a computer move that could not be stored, in seconds.
 MAX_RETRY = 30.0
+#: How a client is counted (:attr:`Connection.role`): a spectator, or a holder of seats.
+WATCHING, PLAYING = "watching", "playing"
+#: Hints (replays) being computed at most, per worker of the pool (waiting or running); one
+#: more is refused as busy.  One address has one of each at a time.
+HINTS_PER_WORKER, REPLAYS_PER_WORKER = 2, 4
+#: The longest a hint (a replay) may take, in seconds (at least ``ai_max_seconds``).
+HINT_SECONDS, REPLAY_SECONDS = 10.0, 10.0
 
 T = TypeVar("T")
+
+
+def draw_seed() -> int:
+    """The seed of a game whose creator chose none: 63 bits from :mod:`secrets`."""
+    return secrets.randbits(SEED_BITS)
 
 
 @dataclass
@@ -91,12 +107,28 @@ class ServerConfig:
     ai_delay: float = 0.4
     ai_max_seconds: float = 2.0
     create_limit: int = 30
+    #: New campaigns a minute from one address (0: no limit).
+    campaign_limit: int = 10
+    #: Websocket clients at most: once reached, only seat holders are let in.
     max_connections: int = 1000
-    max_game_connections: int = 32
+    #: Spectators of one game at most (clients that hold none of its seats).
+    max_spectators: int = 32
+    #: Spectators from one address at most, and as many seat-holding clients (0: no limit).
+    max_connections_per_address: int = 16
+    #: How long a client held back (no room for another spectator) has to prove a seat.
+    hello_seconds: float = 10.0
     games_in_memory: int = 100
     idle_seconds: float = 300.0
+    #: How long the database may refuse writes before new moves are refused too, in seconds
+    #: (meanwhile moves are made in memory and written once it takes writes again).
+    storage_grace: float = 20.0
     #: The address the server was started with (``http://host:port``): an allowed Origin.
     origins: tuple[str, ...] = ()
+    #: The host names (of the ``Host`` header, port aside) the server answers for; a request for
+    #: another is refused (DNS rebinding).  ``dorf serve`` always sets them (the loopback names,
+    #: ``--host``, ``--allowed-host``); an app made directly answers the loopback names and
+    #: ``testserver``, the host of FastAPI's TestClient.
+    allowed_hosts: tuple[str, ...] = (*LOOPBACK, TEST_HOST)
     #: Send the pages' Content-Security-Policy.  ``dorf serve`` does; an app made directly (the
     #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
     #: not unless asked.
@@ -106,12 +138,25 @@ class ServerConfig:
 class Connection:
     """One websocket client: the seats it holds and its queue of outgoing messages."""
 
-    def __init__(self, send: Callable[[str], Any], close: Callable[[int], Any]) -> None:
+    def __init__(
+        self, send: Callable[[str], Any], close: Callable[[int], Any], address: str = "unknown"
+    ) -> None:
         self._send = send
         self._close = close
+        #: The client's address, for the cap of connections per address.
+        self.address = address
+        #: How the hub counts it: WATCHING, PLAYING, or None (not let in yet, or gone).
+        self.role: str | None = None
+        #: Why it is not let in (held back, or turned away): it is told so and closed.
+        self.refusal: ProtocolError | None = None
+        #: The close code once the queue is sent (:meth:`refuse` makes it 1013, try again later).
+        self.close_code = 1008
         self.seats: set[int] = set()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
+        #: The description of the game this client has (its last state, deltas applied): the
+        #: next change is sent as a delta from it.  Never changed in place.
+        self.doc: Json | None = None
 
     def send(self, message: Json | str) -> None:
         if self.closed:
@@ -129,9 +174,18 @@ class Connection:
             message = await self.queue.get()
             if message is None:
                 with contextlib.suppress(Exception):
-                    await self._close(1008)
+                    await self._close(self.close_code)
                 return
             await self._send(message)
+
+    def refuse(self) -> None:
+        """Turn the client away: what is queued, then the ``busy`` error of :attr:`refusal`, then
+        the close 1013 (try again later)."""
+        if self.refusal is not None:
+            self.send({"type": "error", **self.refusal.as_json()})
+        self.close_code = 1013
+        self.closed = True
+        self.queue.put_nowait(None)
 
 
 @dataclass(eq=False)
@@ -146,6 +200,10 @@ class Game:
     thinking: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     #: When a client last used it (time.monotonic()).
     used: float = field(default_factory=time.monotonic)
+    #: Changes made and not yet stored (:mod:`dorf.server.writer`), and the version stored.
+    unsaved: int = 0
+    saved_version: int = 0
+    saved: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def id(self) -> str:
@@ -206,18 +264,25 @@ class Hub:
         self.broken: dict[str, Broken] = {}
         self._loading: dict[str, asyncio.Future[Game | Broken]] = {}
         self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
-        #: Hints computed at once (one more is refused as busy, so hints cannot crowd the machine).
-        self._hints = asyncio.Semaphore(max(1, config.ai_workers))
+        #: Hints and replays asked for and not yet answered: one per address, a few per worker.
+        workers = self.pool.size
+        self._hints = InFlight("hint", HINTS_PER_WORKER * workers)
+        self._replays = InFlight("replay", REPLAYS_PER_WORKER * workers)
         self._db = ThreadPoolExecutor(1, thread_name_prefix="dorf-db")
         self._storage: Storage | None = None
+        self.writer = Writer(self._write_changes, self._saved, self._lost, config.storage_grace)
         self._sweeper: asyncio.Task[None] | None = None
+        #: Clients let in, in all; and per address, spectators and seat-holding clients.
         self.connected = 0
+        self._watching: dict[str, int] = {}
+        self._holders: dict[str, int] = {}
 
     # --- start and stop -----------------------------------------------------------
 
     async def start(self) -> None:
         """Open the database (in its own thread) and start the computer players' workers."""
         self._storage = await self.db(Storage, self.config.db)
+        self.writer.start()
         await self.pool.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
@@ -243,6 +308,7 @@ class Hub:
             for conn in game.connections:
                 conn.queue.put_nowait(None)
         await self.pool.close()
+        await self.writer.close(timeout=10.0)
         if self._storage is not None:
             await self.db(self._storage.close)
         self._db.shutdown(wait=True)
@@ -303,6 +369,7 @@ class Hub:
                 practice=stored.practice,
                 first=stored.first,
             )
+            session.seed_chosen = stored.seed_chosen
         except (RecordError, ValueError, KeyError, TypeError, IndexError) as exc:
             return self._mark_broken(
                 Broken(game_id, f"its decisions do not replay ({exc})", stored.mode, seats)
@@ -312,6 +379,7 @@ class Hub:
             {s.index: s.token_hash for s in stored.seats if s.token_hash},
             {s.index: s.invite_hash for s in stored.seats if s.invite_hash},
         )
+        game.saved_version = session.version
         self._hold(game)
         self.kick(game)
         return game
@@ -339,7 +407,7 @@ class Hub:
             self.games.move_to_end(game.id)
 
     def _idle(self, game: Game) -> bool:
-        return not game.connections and not game.thinking and not game.lock.locked()
+        return not game.connections and not game.thinking and not game.lock.locked() and not game.unsaved
 
     def _drop(self, game: Game) -> None:
         """Let a game leave memory (it stays in the database): its computers stop thinking."""
@@ -355,7 +423,8 @@ class Hub:
             await asyncio.sleep(min(5.0, max(0.05, idle / 4)))
             cutoff = time.monotonic() - idle
             for game in list(self.games.values()):
-                if game.used < cutoff and not game.connections and not game.lock.locked():
+                quiet = not game.connections and not game.lock.locked() and not game.unsaved
+                if game.used < cutoff and quiet:
                     self._drop(game)  # left alone: computers of an unwatched game stop too
 
     # --- creating and joining ----------------------------------------------------------
@@ -367,8 +436,9 @@ class Hub:
         if mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
         seed = data.get("seed")
+        chosen = seed is not None
         if seed is None:
-            seed = secrets.randbits(SEED_BITS)
+            seed = draw_seed()
         if not is_int(seed) or not -MAX_SEED <= seed <= MAX_SEED:
             raise ProtocolError("bad-message", "seed must be a whole number")
         practice = data.get("practice", False)
@@ -400,8 +470,15 @@ class Hub:
             raise ProtocolError(
                 "bad-message", "a practice game is played at one screen: undo would take back another's move"
             )
+        if chosen and any(s.kind == ONLINE for s in seats):
+            raise ProtocolError(
+                "bad-message",
+                "a game with an online seat gets its seed from the server: leave out seed"
+                " (whoever chose it would know every tile)",
+            )
         game_id = secrets.token_urlsafe(8)
         session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
+        session.seed_chosen = chosen
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(seats) if s.kind == HERE}
         invites = {i: secrets.token_urlsafe(12) for i, s in enumerate(seats) if s.kind == ONLINE}
         game = Game(
@@ -423,6 +500,7 @@ class Hub:
             ],
             [],
             first,
+            seed_chosen=chosen,
         )
         try:
             await self.db(self.storage.create_game, stored)
@@ -502,51 +580,34 @@ class Hub:
 
     # --- moves ---------------------------------------------------------------------------
 
-    async def move(self, game: Game, move: Move) -> Json:
-        """Check, store, then tell everyone; ProtocolError (and no change) if anything is wrong."""
+    async def move(self, game: Game, move: Move, by: Connection | None = None) -> Json:
+        """Check, make, tell everyone, and hand to the writer (:mod:`dorf.server.writer`): the
+        move is stored once the database lets.  ProtocolError (and no change) if anything is
+        wrong, or if the database has refused writes for too long."""
         session = game.session
         async with game.lock:
             error = session.why_not(move)
             if error is not None:
                 raise error
-            entry = session.entry(move)
-            over = session.would_end(move)
-            try:
-                await self.db(
-                    self.storage.add_decision,
-                    game.id,
-                    len(session.decisions) + 1,
-                    move.seat,
-                    entry,
-                    finished=over,
-                )
-            except GameOver:
-                raise ProtocolError("game-over", "the game is over", 409) from None
-            except sqlite3.Error as exc:
-                raise ProtocolError(
-                    "storage", f"the move was not made: it could not be stored ({exc})", 503
-                ) from None
-            session.apply(move)
+            self.writer.check(game)
+            number = len(session.decisions) + 1
+            entry = session.apply(move)
+            self.writer.add(Change(game, session.version, number, move.seat, entry, session.is_over, by=by))
         self.broadcast(game)
         if session.is_over:
             self.pool.cancel(game.id)
         self.kick(game)
         return entry
 
-    async def undo(self, game: Game, seat: int) -> int:
+    async def undo(self, game: Game, seat: int, by: Connection | None = None) -> int:
         """Take back ``seat``'s last decision and the computer's after it (practice games)."""
         session = game.session
         async with game.lock:
             count = session.undo_count(seat)
-            try:
-                await self.db(self.storage.truncate, game.id, len(session.decisions) - count)
-            except GameOver:
-                raise ProtocolError(
-                    "game-over", "the game is over: a finished game never changes", 409
-                ) from None
-            except sqlite3.Error as exc:
-                raise ProtocolError("storage", f"the undo could not be stored ({exc})", 503) from None
+            self.writer.check(game)
+            keep = len(session.decisions) - count
             session.undo(count)
+            self.writer.add(Change(game, session.version, keep, seat, None, keep=keep, by=by))
             for task in game.thinking.values():
                 task.cancel()
             self.pool.cancel(game.id)
@@ -554,47 +615,180 @@ class Hub:
         self.kick(game)
         return count
 
+    async def _write_changes(self, rows: list[tuple[str, int, int, Json | None, bool, int]]) -> None:
+        await self.db(self.storage.write_changes, rows)
+
+    def _saved(self, game: Game, version: int, movers: list[Connection]) -> None:
+        """The writer stored ``game`` up to ``version``: tell the clients whose changes those were."""
+        game.saved_version = max(game.saved_version, version)
+        game.saved.set()
+        game.saved = asyncio.Event()
+        text = f'{{"type":"saved","version":{game.saved_version}}}'
+        for conn in movers:
+            conn.send(text)
+
+    def _lost(self, game: Game, error: Exception) -> None:
+        """The database refused a change of ``game`` for good: let the game go from memory, so
+        that it is read again as stored, and close its clients (they connect again)."""
+        if self.games.get(game.id) is game:
+            self._drop(game)
+        for conn in list(game.connections):
+            conn.send({"type": "error", "code": "storage", "message": f"a change was not stored: {error}"})
+            conn.closed = True
+            conn.queue.put_nowait(None)
+
+    async def wait_saved(self, game: Game, version: int, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until ``game`` is stored up to ``version``."""
+        deadline = time.monotonic() + timeout
+        while game.saved_version < version:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(game.saved.wait(), left)
+        return True
+
     # --- telling the clients ----------------------------------------------------------------
+
+    def document(self, game: Game, seats: set[int]) -> Json:
+        """What a client holding ``seats`` knows of the game now (:meth:`GameSession.document`)."""
+        return game.session.document(seats)
 
     def state_message(self, game: Game | Broken, seats: set[int]) -> str:
         if isinstance(game, Broken):
             return '{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}"
-        session = game.session
-        you = {
-            "seats": sorted(seats),
-            "legal": {str(s): session.legal(s) for s in sorted(seats) if s in session.waiting()},
-        }
+        you = self.document(game, seats)["you"]
         return (
             '{"type":"state","you":'
             + json.dumps(you, separators=(",", ":"))
             + ',"game":'
-            + session.public_text(seats)
+            + game.session.public_text(seats)
             + "}"
         )
 
-    def attach(self, game: Game | Broken, conn: Connection) -> ProtocolError | None:
-        """Count a new client of a game; the reason if there are too many."""
-        if self.connected >= self.config.max_connections:
-            return ProtocolError("busy", "the server has as many clients as it takes: try again later", 503)
-        if isinstance(game, Game):
-            if len(game.connections) >= self.config.max_game_connections:
-                return ProtocolError(
-                    "busy", "this game has as many clients as it takes: try again later", 503
+    def send_state(self, game: Game | Broken, conn: Connection) -> None:
+        """Send ``conn`` the whole state of the game (on connecting, after hello, when asked)."""
+        conn.send(self.state_message(game, conn.seats))
+        conn.doc = self.document(game, conn.seats) if isinstance(game, Game) else None
+
+    def broadcast(self, game: Game) -> None:
+        """Tell every client of the game what changed in its view: a delta from the description
+        it has (one diff per pair of views), or the whole state if it has none."""
+        made: dict[tuple[int, int], str] = {}
+        for conn in list(game.connections):
+            old = conn.doc
+            new = self.document(game, conn.seats)
+            if old is new:
+                continue
+            if old is None:
+                self.send_state(game, conn)
+                continue
+            key = (id(old), id(new))
+            text = made.get(key)
+            if text is None:
+                try:
+                    ops = diff(old, new)
+                except ValueError:
+                    self.send_state(game, conn)
+                    continue
+                text = made[key] = json.dumps(
+                    {
+                        "type": "delta",
+                        "from": old["game"]["version"],
+                        "version": new["game"]["version"],
+                        "ops": ops,
+                    },
+                    separators=(",", ":"),
                 )
-            game.connections.add(conn)
-            self.touch(game)
-        self.connected += 1
-        return None
+            conn.send(text)
+            conn.doc = new
+
+    # --- who is let in: seat holders always, spectators while there is room ------------------
+
+    def attach(self, game: Game | Broken, conn: Connection) -> None:
+        """A new client of a game, counted as a spectator: it holds no seat until its hello
+        proves one.  Without room for another spectator it is held back (``conn.refusal`` says
+        why): it hears nothing of the game's changes, and unless its first message is a hello
+        that proves a seat (within ``hello_seconds``) it is turned away."""
+        conn.refusal = self._no_room(game, conn, set())
+        if conn.refusal is None:
+            self._count(game, conn, WATCHING)
+
+    def admit(self, game: Game | Broken, conn: Connection, seats: set[int]) -> bool:
+        """The client's hello proved ``seats`` (perhaps none): count it as their holder, or as a
+        spectator.  False, with ``conn.refusal`` set, if there is no room for it as that."""
+        refusal = self._no_room(game, conn, seats)
+        if refusal is None and isinstance(game, Game) and self.games.get(game.id) is not game:
+            refusal = ProtocolError("busy", "the game left memory meanwhile: connect again", 503)
+        conn.refusal = refusal
+        if refusal is not None:
+            return False
+        self._uncount(game, conn)
+        conn.seats = seats
+        self._count(game, conn, PLAYING if seats else WATCHING)
+        return True
 
     def detach(self, game: Game | Broken, conn: Connection) -> None:
+        self._uncount(game, conn)
+        if isinstance(game, Game):
+            game.used = time.monotonic()
+
+    def _no_room(self, game: Game | Broken, conn: Connection, seats: set[int]) -> ProtocolError | None:
+        """Why ``conn`` cannot be let in holding ``seats`` (none: as a spectator); None if it can.
+
+        A seat holder is always let in, however many spectators there are, in the game or in
+        all; only its own address's other seat-holding clients count against it.  A spectator
+        needs room in the game, in all, and among its address's spectators."""
+        address = conn.address
+        per_address = self.config.max_connections_per_address
+        if seats:
+            holders = self._holders.get(address, 0) - (conn.role == PLAYING)
+            if per_address and holders >= per_address:
+                return ProtocolError(
+                    "busy", f"{holders} clients from your address hold seats already: close one first", 503
+                )
+            return None
+        watching = self._watching.get(address, 0) - (conn.role == WATCHING)
+        if per_address and watching >= per_address:
+            return ProtocolError(
+                "busy", f"{watching} clients from your address watch games already: close one first", 503
+            )
+        if self.connected - (conn.role is not None) >= self.config.max_connections:
+            return ProtocolError(
+                "busy",
+                "the server has as many clients as it takes (its players still get in): try again later",
+                503,
+            )
+        if isinstance(game, Game):
+            spectators = sum(1 for c in game.connections if c.role == WATCHING and c is not conn)
+            if spectators >= self.config.max_spectators:
+                return ProtocolError(
+                    "busy",
+                    "this game has as many spectators as it takes (its players still get in): try later",
+                    503,
+                )
+        return None
+
+    def _count(self, game: Game | Broken, conn: Connection, role: str) -> None:
+        conn.role = role
+        counts = self._holders if role == PLAYING else self._watching
+        counts[conn.address] = counts.get(conn.address, 0) + 1
+        self.connected += 1
+        if isinstance(game, Game):
+            game.connections.add(conn)
+            self.touch(game)
+
+    def _uncount(self, game: Game | Broken, conn: Connection) -> None:
+        role, conn.role = conn.role, None
+        if role is None:
+            return
+        counts = self._holders if role == PLAYING else self._watching
+        counts[conn.address] -= 1
+        if not counts[conn.address]:
+            del counts[conn.address]
         self.connected -= 1
         if isinstance(game, Game):
             game.connections.discard(conn)
-            game.used = time.monotonic()
-
-    def broadcast(self, game: Game) -> None:
-        for conn in list(game.connections):
-            conn.send(self.state_message(game, conn.seats))
 
     # --- computer seats ------------------------------------------------------------------------
 
@@ -651,17 +845,34 @@ class Hub:
             if moved:
                 self.kick(game)
 
-    async def hint(self, game: Game, seat: int) -> Json:
-        """The coach's hint for ``seat`` from what the seat may see, computed in a thread."""
+    async def hint(self, game: Game, seat: int, address: str = "unknown") -> Json:
+        """The coach's hint for ``seat`` from what the seat may see, computed in the pool's
+        workers (busy, HTTP 429, if ``address`` waits for one already or the queue is full)."""
         session = game.session
         record = session.visible_record(seat)
         player = session.player_of[seat]
         seed = computer_seed(session.seed, len(record["decisions"]), player)
-        if self._hints.locked():
-            raise ProtocolError("busy", "the coach is busy with other hints; ask again in a moment", 429)
-        async with self._hints:
-            answer: Json = await asyncio.to_thread(hint_for, record, player, seed)
-            return answer
+        args = {"record": record, "player": player, "seed": seed, "spec": hints.HINT_PLAYER}
+        with self._hints.hold(address):
+            return await self._work(HINTS, "hint", args, HINT_SECONDS)
+
+    async def replay(self, record: Json, address: str = "unknown") -> Json:
+        """The replay viewer's steps of ``record``, computed in the pool's workers (busy, HTTP
+        429, if ``address`` waits for one already or the queue is full)."""
+        with self._replays.hold(address):
+            return await self._work(REPLAYS, "replay", {"record": record}, REPLAY_SECONDS)
+
+    async def _work(self, queue: str, kind: str, args: Json, seconds: float) -> Json:
+        """A hint or a replay from the pool; its failures as the client's errors."""
+        cap = max(seconds, self.config.ai_max_seconds)
+        try:
+            return await self.pool.run(queue, kind, args, cap)
+        except Refused as exc:
+            raise ProtocolError(exc.code, exc.message) from None
+        except Overrun:
+            raise ProtocolError("busy", f"the {kind} took over {cap:g} s: ask again later", 503) from None
+        except ThinkError as exc:
+            raise ProtocolError("busy", f"the {kind} failed ({exc}): ask again in a moment", 503) from None
 
     async def _answer(self, game: Game, seat: int, spec: str) -> Json:
         """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""

@@ -44,6 +44,11 @@ class Figures:
     previews: list[float] = field(default_factory=list)
     connects: list[float] = field(default_factory=list)
     messages: int = 0
+    #: Websocket payload bytes received by all clients.
+    bytes: int = 0
+    states: int = 0
+    deltas: int = 0
+    resyncs: int = 0
     errors: list[str] = field(default_factory=list)
     finished: int = 0
 
@@ -75,32 +80,43 @@ async def _client(
 ) -> None:
     from websockets.asyncio.client import connect
 
+    from dorf.server.delta import patch
+
     started = time.perf_counter()
     async with connect(ws_url, max_size=1 << 22, open_timeout=30) as ws:
         figures.connects.append(time.perf_counter() - started)
         pending: dict[int, tuple[str, float]] = {}
         next_id = 1
-        state: dict[str, Any] | None = None
-        previous: dict[str, Any] | None = None
+        doc: dict[str, Any] | None = None  # {"you", "game"}: whole states replace it, deltas change it
         await ws.send(json.dumps({"type": "hello", "tokens": [token], "id": 0}))
-        waiting_reply = False
+        waiting_reply = True  # for the welcome
         while time.monotonic() < deadline:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
             except TimeoutError:
                 break
             figures.messages += 1
+            figures.bytes += len(raw) if isinstance(raw, bytes) else len(raw.encode())
             message = json.loads(raw)
             kind = message["type"]
             if kind == "state":
-                state = message
+                doc = {"you": message["you"], "game": message["game"]}
+                figures.states += 1
+            elif kind == "delta":
+                figures.deltas += 1
+                if doc is not None and message["from"] == doc["game"]["version"]:
+                    doc = patch(doc, message["ops"])
+                else:  # lost track: ask for the whole state
+                    figures.resyncs += 1
+                    doc = None
+                    await ws.send(json.dumps({"type": "sync"}))
+            elif kind == "welcome":
+                waiting_reply = bool(pending)
             elif kind in ("ok", "preview", "error") and message.get("id") in pending:
                 what, sent = pending.pop(message["id"])
                 elapsed = time.perf_counter() - sent
                 if kind == "error":
                     figures.errors.append(f"{what}: {message['code']}: {message['message']}")
-                    if what == "move" and state is None:
-                        state = previous  # nothing changed: choose again
                 elif what == "move":
                     figures.moves.append(elapsed)
                 else:
@@ -108,9 +124,9 @@ async def _client(
                 waiting_reply = bool(pending)
             elif kind == "error":
                 figures.errors.append(f"{message['code']}: {message['message']}")
-            if state is None or waiting_reply:
+            if doc is None or waiting_reply:
                 continue
-            game = state["game"]
+            game = doc["game"]
             if game["over"]:
                 if seat == 0:
                     figures.finished += 1
@@ -127,7 +143,7 @@ async def _client(
                     "pick": pool[rng.randrange(len(pool))]["id"],
                 }
             else:
-                cells = state["you"]["legal"].get(str(seat))
+                cells = doc["you"]["legal"].get(str(seat))
                 if not cells:
                     continue
                 q, r, rots = cells[rng.randrange(len(cells))]
@@ -139,8 +155,7 @@ async def _client(
             pending[next_id] = ("move", time.perf_counter())
             await ws.send(json.dumps({**move, "id": next_id}))
             next_id += 1
-            waiting_reply = True
-            previous, state = state, None  # wait for the state after this move
+            waiting_reply = True  # the new state reaches every client before the answer
 
 
 async def run(
@@ -197,16 +212,38 @@ def _ms(value: float) -> str:
     return f"{value * 1000:.1f}"
 
 
-def report(figures: Figures, elapsed: float, games: int, clients: int) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float | None:
+    """The processor time (user and system) process ``pid`` has used so far; None where
+    ``/proc`` cannot tell."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report(
+    figures: Figures, elapsed: float, games: int, clients: int, server_cpu: float | None = None
+) -> dict[str, Any]:
+    moves = len(figures.moves)
     out: dict[str, Any] = {
         "games": games,
         "clients": clients,
         "seconds": round(elapsed, 2),
         "games_finished": figures.finished,
-        "moves": len(figures.moves),
-        "moves_per_s": round(len(figures.moves) / elapsed, 1) if elapsed else 0,
+        "moves": moves,
+        "moves_per_s": round(moves / elapsed, 1) if elapsed else 0,
         "previews": len(figures.previews),
         "messages_received": figures.messages,
+        "bytes_received": figures.bytes,
+        "bytes_per_move": round(figures.bytes / moves) if moves else 0,
+        "states_received": figures.states,
+        "deltas_received": figures.deltas,
+        "resyncs": figures.resyncs,
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+        "server_cpu_ms_per_move": None
+        if server_cpu is None or not moves
+        else round(server_cpu / moves * 1000, 3),
         "errors": len(figures.errors),
     }
     for name, values in (
@@ -235,6 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="mean seconds a client waits before each move (default 0: flat out)",
     )
+    parser.add_argument(
+        "--src",
+        default=None,
+        metavar="DIR",
+        help="start the server from this source folder (another commit's src/, built in place) to "
+        "measure it side by side with the same clients",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.games <= 500 or not 1 <= args.clients <= 2 * args.games or not 0 < args.seconds <= 600:
         parser.error("1 to 500 games, at most 2 clients a game, at most 600 seconds")
@@ -248,19 +292,32 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "dorf.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--db", str(db), "--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
         command += ["--create-limit", "0"]
-        process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        if args.src is None:  # an older server has no such option (nor such a limit)
+            command += ["--max-connections-per-address", "0"]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if args.src is not None:
+            if not (Path(args.src) / "dorf" / "server").is_dir():
+                parser.error(f"--src {args.src}: no dorf/server in that folder")
+            env["PYTHONPATH"] = str(Path(args.src).resolve())
+        process = subprocess.Popen(command, env=env)
         _wait_healthy(base, process)
+    cpu_before = None if process is None else cpu_seconds(process.pid)
+    server_cpu: float | None = None
     try:
         figures, elapsed = asyncio.run(
             run(base.rstrip("/"), args.games, args.clients, args.seconds, args.seed, args.think)
         )
+        if process is not None:
+            cpu_after = cpu_seconds(process.pid)
+            if cpu_before is not None and cpu_after is not None:
+                server_cpu = cpu_after - cpu_before
     finally:
         if process is not None:
             process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=10)
         folder.cleanup()
-    result = report(figures, elapsed, args.games, args.clients)
+    result = report(figures, elapsed, args.games, args.clients, server_cpu)
     pace = f"{args.think} s thinking a move" if args.think else "moving flat out"
     print(f"{args.games} games, {args.clients} clients {pace}, {result['seconds']} s on {base}")
     finished = result["games_finished"]
@@ -270,6 +327,13 @@ def main(argv: list[str] | None = None) -> int:
             f"  {name:<8} p50 {result[f'{name}_p50_ms']:>7} ms  p90 {result[f'{name}_p90_ms']:>7} ms"
             f"  p99 {result[f'{name}_p99_ms']:>7} ms  max {result[f'{name}_max_ms']:>7} ms"
         )
+    print(
+        f"  received  {result['bytes_received']} bytes in {result['messages_received']} messages"
+        f" ({result['bytes_per_move']} bytes a move; {result['states_received']} whole states,"
+        f" {result['deltas_received']} deltas)"
+    )
+    if server_cpu is not None:
+        print(f"  server    {result['server_cpu_s']} s of CPU ({result['server_cpu_ms_per_move']} ms a move)")
     print(f"  errors    {len(figures.errors)}")
     for error in figures.errors[:10]:
         print(f"    {error}")

@@ -30,7 +30,7 @@ MAX_MESSAGE = 4096
 #: Largest HTTP request body (a game record uploaded to the replay viewer fits easily).
 MAX_BODY = 1_000_000
 #: Client message types.
-CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping")
+CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync")
 
 
 class ProtocolError(ValueError):

@@ -86,15 +86,17 @@ def running_server(
 ) -> Iterator[LocalServer]:
     """``dorf serve`` on a loopback port (a free one unless given) in a thread of this process.
 
-    Computer seats think in threads; games may be created without limit (the tests and the
-    pictures make many from one address); ``settings`` are more of :class:`ServerConfig`.
+    Computer seats think in threads; games may be created, and websockets opened, without
+    limit (the tests and the pictures make many from one address); ``settings`` are more of
+    :class:`ServerConfig`.
     """
     import uvicorn
 
     from dorf.server.app import TRANSPORT_LIMIT, create_app
     from dorf.server.hub import ServerConfig
 
-    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay, **({"create_limit": 0} | settings)))
+    unlimited = {"create_limit": 0, "max_connections_per_address": 0}
+    app = create_app(ServerConfig(db=db, ai_workers=0, ai_delay=ai_delay, **(unlimited | settings)))
     port = port or free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=TRANSPORT_LIMIT

@@ -183,6 +183,9 @@ class GameSession:
         self.state = state
         #: A practice game: undo allowed, and it never goes into a campaign.
         self.practice = practice
+        #: Whoever created the game chose its seed, so could know every tile: its record says
+        #: so and it never goes into a campaign (the hub sets it when it makes or reads the game).
+        self.seed_chosen = False
         #: Who starts, counted from 1 in seat order.
         self.first = first
         #: The seat of each engine player, and the engine player of each seat.
@@ -197,6 +200,17 @@ class GameSession:
         self.epoch = 0
         self._cache: dict[str, Any] = {}
         self._cache_version = -1
+        #: Descriptions that outlive a version (see :meth:`_area_parts`): each area's, keyed by
+        #: (area, tiles placed, game over); placed tiles'; the log's, keyed by decisions made;
+        #: the set's tiles'.  Only an undo makes them wrong: it clears them.
+        self._areas: dict[tuple[int, int, bool], tuple[Json, Pad, Json]] = {}
+        self._tiles: list[list[Json]] = []
+        self._logs: dict[tuple[int, tuple[str, ...]], list[Json]] = {}
+        self._faces: dict[int, Json] = {}
+        #: While the pending placement is taken back (:meth:`_as_before_pending`).
+        self._pending_hidden = False
+        #: How far :meth:`log` has described: (names, decisions described, entries, carry...).
+        self._log_cursor: tuple[tuple[str, ...], int, list[Json], list[int], set[int]] | None = None
 
     @classmethod
     def new(
@@ -313,6 +327,15 @@ class GameSession:
             self._cache_version = self.version
         return self._cache
 
+    def cache(self) -> dict[str, Any]:
+        """A dictionary for what is made once per version (emptied when the version changes)."""
+        return self._fresh()
+
+    def view_key(self, seats: Collection[int]) -> str:
+        """Which description a client holding ``seats`` sees: ``full``, or ``public`` (without
+        another seat's pending placement, see :meth:`sees_pending`)."""
+        return "full" if self.pending_seat() is None or self.sees_pending(seats) else "public"
+
     def legal(self, seat: int) -> list[list[Any]]:
         """Where ``seat`` may place its tile now: ``[q, r, [rotations]]`` per cell (cached)."""
         cache = self._fresh()
@@ -392,13 +415,6 @@ class GameSession:
         self.version += 1
         return entry
 
-    def would_end(self, move: Move) -> bool:
-        """Whether a legal ``move`` would end the game (made and taken back at once)."""
-        apply_decision(self.state, len(self.decisions) + 1, self.entry(move))
-        over = self.is_over
-        self.state.undo()
-        return over
-
     # --- practice games -------------------------------------------------------------
 
     def can_undo(self) -> bool:
@@ -431,6 +447,10 @@ class GameSession:
             self.deciders.pop()
         self.version += 1
         self.epoch += 1
+        self._areas.clear()
+        self._tiles.clear()
+        self._logs.clear()
+        self._log_cursor = None
 
     # --- what a seat may see ----------------------------------------------------------
 
@@ -440,9 +460,11 @@ class GameSession:
         entry = self.decisions[-1]
         saved, self._cache = self._cache, {}
         self.state.undo()
+        self._pending_hidden = True
         try:
             yield
         finally:
+            self._pending_hidden = False
             apply_decision(self.state, len(self.decisions), entry)
             self._cache = saved
 
@@ -459,12 +481,31 @@ class GameSession:
 
     def scores(self) -> list[Pad]:
         """The score pads in seat order (one in the cooperative game)."""
-        cache = self._fresh()
-        if "scores" not in cache:
-            scorer = SCORERS[self.mode]
-            cache["scores"] = [scorer(area) for area in self.areas()]
-        pads: list[Pad] = cache["scores"]
-        return pads
+        return [self._area_parts(i, area)[1] for i, area in enumerate(self.areas())]
+
+    def _area_parts(self, index: int, area: PlayArea) -> tuple[Json, Pad, Json]:
+        """Area ``index``'s description, score pad and the pad's description, made once for
+        each number of tiles placed on it (an area nobody placed on since is the same object
+        as before, so a delta skips it at once)."""
+        key = (index, len(area.placed), self.state.is_over)
+        parts = self._areas.get(key)
+        if parts is None:
+            while len(self._tiles) <= index:
+                self._tiles.append([])
+            pad = SCORERS[self.mode](area)
+            parts = (area_json(area, self._tiles[index]), pad, pad_json(pad))
+            for old in [k for k in self._areas if k[0] == index and k[1] < key[1] - 1]:
+                del self._areas[old]
+            self._areas[key] = parts
+        return parts
+
+    def _face(self, tile_id: int) -> Json:
+        """A tile of the set as the draft shows it (made once per tile)."""
+        face = self._faces.get(tile_id)
+        if face is None:
+            assert isinstance(self.state, HeadToHeadState)
+            face = self._faces[tile_id] = {"id": tile_id, **face_json(self.state.game.tileset.tiles[tile_id])}
+        return face
 
     def winner(self) -> int | None:
         """The winning seat once a two-player game is over (None: shared, or not over)."""
@@ -480,13 +521,15 @@ class GameSession:
         out["game_id"] = self.id
         if self.practice:
             out["practice"] = True
+        if self.seed_chosen:
+            out["seed_chosen"] = True
         return out
 
     def public(self, seats: Collection[int] = ()) -> Json:
         """Everything a client holding ``seats`` may know (cached per version): what every
         player at the table knows, and its own seat's pending placement (:meth:`sees_pending`)."""
         cache = self._fresh()
-        key = "full" if self.pending_seat() is None or self.sees_pending(seats) else "public"
+        key = self.view_key(seats)
         if key not in cache:
             if key == "full":
                 cache[key] = self._describe()
@@ -500,6 +543,21 @@ class GameSession:
                 cache[key] = out
         result: Json = cache[key]
         return result
+
+    def document(self, seats: Collection[int] = ()) -> Json:
+        """What a client holding ``seats`` knows now: ``{"you": {"seats", "legal"}, "game":
+        public(seats)}``, ``legal`` for its seats that decide now.  Made once per version for
+        each view, and never changed in place: the server sends the next change as a delta
+        from it (:mod:`dorf.server.delta`)."""
+        ordered = sorted(seats)
+        key = "doc:" + self.view_key(seats) + ",".join(map(str, ordered))
+        cache = self._fresh()
+        doc: Json | None = cache.get(key)
+        if doc is None:
+            waiting = self.waiting()
+            you = {"seats": ordered, "legal": {str(s): self.legal(s) for s in ordered if s in waiting}}
+            doc = cache[key] = {"you": you, "game": self.public(seats)}
+        return doc
 
     def _describe(self) -> Json:
         state = self.state
@@ -516,23 +574,27 @@ class GameSession:
                 {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
                 for i, s in enumerate(self.seats)
             ],
-            "areas": [area_json(area) for area in self.areas()],
-            "scores": [pad_json(pad) for pad in self.scores()],
+            "areas": [],
+            "scores": [],
             "practice": self.practice,
             "undo": self.can_undo(),
             "first": self.first,
             "broken": None,
-            "log": self.log(),
+            "log": self._log(),
         }
+        for i, area in enumerate(self.areas()):
+            described, _, pad = self._area_parts(i, area)
+            out["areas"].append(described)
+            out["scores"].append(pad)
         seat_players = [self.player_of[seat] for seat in range(len(self.seats))]
         if isinstance(state, HeadToHeadState):
             out["revealed"] = [revealed_json(state.revealed(p)) for p in seat_players]
             view = state.view(0)
             out["left"] = [list(view.stacks_left[p]) for p in seat_players]
             tiles = state.game.tileset.tiles
-            out["owned"] = [[{"id": i, **face_json(tiles[i])} for i in state.owned[p]] for p in seat_players]
+            out["owned"] = [[self._face(i) for i in state.owned[p]] for p in seat_players]
             if state.phase == DRAFT:
-                out["pool"] = [{"id": i, **face_json(tiles[i])} for i in state.pool]
+                out["pool"] = [self._face(i) for i in state.pool]
                 out["flags"] = [[face_json(tiles[i]) for i in state.flags[p]] for p in seat_players]
         else:
             out["revealed"] = [revealed_json(state.revealed)]
@@ -549,17 +611,46 @@ class GameSession:
     def public_text(self, seats: Collection[int] = ()) -> str:
         """:meth:`public` as compact JSON text (cached per version)."""
         cache = self._fresh()
-        key = "text:full" if self.pending_seat() is None or self.sees_pending(seats) else "text:public"
+        key = "text:" + self.view_key(seats)
         if key not in cache:
             cache[key] = json.dumps(self.public(seats), separators=(",", ":"))
         text: str = cache[key]
         return text
 
+    def _log(self) -> list[Json]:
+        """:meth:`log`, made once for each number of decisions (do not change it)."""
+        count = len(self.decisions) - self._pending_hidden
+        key = (count, tuple(seat.name for seat in self.seats))
+        entries = self._logs.get(key)
+        if entries is None:
+            entries = self._logs[key] = self.log()
+            for old in [k for k in self._logs if k[0] < count - 1 or (k[0] == count and k != key)]:
+                del self._logs[old]
+        return entries
+
     def log(self) -> list[Json]:
         """What happened, one entry a line, each naming whose it is: placements, set-aside
-        tiles, picks, tasks completed or failed ("Ann completed forest 5")."""
+        tiles, picks, tasks completed or failed ("Ann completed forest 5").
+
+        Made incrementally: what a decision adds to the log never changes afterwards, so the
+        entries of the decisions already described are kept (until an undo or a new name) and
+        only the new ones are described (a new list each time; its entries are shared)."""
+        names = tuple(seat.name for seat in self.seats)
+        cursor = self._log_cursor
         state = self.state
-        out: list[Json] = []
+        done = len(state.turns) if isinstance(state, CoopState) else len(state.history)
+        if cursor is None or cursor[0] != names or cursor[1] > done:
+            cursor = self._log_cursor = (names, 0, [], [0, 0], set())
+        _, start, out, placed, seen = cursor
+        count = self._extend_log(start, out, placed, seen)
+        self._log_cursor = (names, count, out, placed, seen)
+        return list(out)
+
+    def _extend_log(self, start: int, out: list[Json], placed: list[int], seen: set[int]) -> int:
+        """Add to ``out`` the entries of the decisions from ``start`` on; how many are described.
+        ``placed`` (Head to Head: placements described per player) and ``seen`` (the Duel: turns
+        whose set-aside tiles are described) carry on from one call to the next."""
+        state = self.state
 
         def changes(seat: int, turn: int, done: tuple[tuple[Task, Any], ...]) -> None:
             for task, status in done:
@@ -568,7 +659,8 @@ class GameSession:
                 out.append({"turn": turn, "seat": seat, "kind": status.value, "text": text})
 
         if isinstance(state, CoopState):
-            for t in state.turns:
+            count = start
+            for t in state.turns[start:]:
                 seat = self.order[t.player]
                 tile = describe_tile(t.revealed.tile, t.revealed.task)
                 if t.set_aside:
@@ -579,10 +671,12 @@ class GameSession:
                     text = f"{self.name(seat)} placed {tile} at {at.q},{at.r}"
                     out.append({"turn": t.number, "seat": seat, "kind": "place", "text": text})
                     changes(seat, t.number, t.changes)
-            return out
+                else:
+                    break  # the turn being played: described once it is done
+                count += 1
+            return count
         if isinstance(state, DuelState):
-            seen: set[int] = set()
-            for index, player in state.history:
+            for index, player in state.history[start:]:
                 turn = state.turns[index]
                 tile = describe_tile(turn.revealed.tile, turn.revealed.task)
                 if index not in seen:
@@ -598,18 +692,21 @@ class GameSession:
                 text = f"{self.name(seat)} placed {tile} at {placement.at.q},{placement.at.r}"
                 out.append({"turn": turn.number, "seat": seat, "kind": "place", "text": text})
                 changes(seat, turn.number, turn.changes[player])
-            return out
+            return len(state.history)
+        history = state.history
         tiles = state.game.tileset.tiles
-        placed = [0, 0]
-        for number, (player, decision) in enumerate(state.history, 1):
+        finished: dict[int, list[Any]] = {}
+        for number, (player, decision) in enumerate(history[start:], start + 1):
             seat = self.order[player]
             if isinstance(decision, Pick):
                 text = f"{self.name(seat)} took {describe_tile(tiles[decision.tile_id])}"
                 out.append({"turn": number, "seat": seat, "kind": "pick", "text": text})
                 continue
             assert state.seats is not None
-            turns = state.seats[player].turns
-            done = [t for t in turns if t.placement is not None or t.set_aside]
+            if player not in finished:
+                turns = state.seats[player].turns
+                finished[player] = [t for t in turns if t.placement is not None or t.set_aside]
+            done = finished[player]
             while placed[player] < len(done) and done[placed[player]].set_aside:
                 t = done[placed[player]]
                 tile = describe_tile(t.revealed.tile, t.revealed.task)
@@ -624,7 +721,7 @@ class GameSession:
             text = f"{self.name(seat)} placed {tile} at {at.q},{at.r}"
             out.append({"turn": number, "seat": seat, "kind": "place", "text": text})
             changes(seat, number, t.changes)
-        return out
+        return len(history)
 
     # --- the placement preview ------------------------------------------------------------
 

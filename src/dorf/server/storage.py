@@ -1,12 +1,12 @@
 """Games kept in the shared SQLite database (:mod:`dorf.db`), under the ``server_`` tables.
 
-A game is stored as what determines it: mode, tile set, seed, who starts,
-whether it is a practice game, its seats, and its decisions in order, each
-written in its own transaction before anyone hears of it.  The server reads a
-game when someone asks for it and replays it (the engine replays exactly), so
-a restart resumes each game where it stood and a crash loses at most the move
-being made.  A finished game never changes: a decision for it, or taking one
-back, is refused here too.
+A game is stored as what determines it: mode, tile set, seed (and whether
+its creator chose it), who starts, whether it is a practice game, its seats,
+and its decisions in order, each written in its own transaction before anyone
+hears of it.  The server reads a game when someone asks for it and replays it
+(the engine replays exactly), so a restart resumes each game where it stood
+and a crash loses at most the move being made.  A finished game never changes:
+a decision for it, or taking one back, is refused here too.
 
 Seat tokens and invitation codes are stored as SHA-256 hashes only.  A game
 whose rows cannot be read (a decision that is not JSON, a damaged page of the
@@ -71,6 +71,13 @@ SCHEMA: tuple[str, ...] = (
     ALTER TABLE server_game ADD COLUMN practice INTEGER NOT NULL DEFAULT 0 CHECK (practice IN (0, 1));
     ALTER TABLE server_game ADD COLUMN first INTEGER NOT NULL DEFAULT 1 CHECK (first >= 1)
     """,
+    # Whoever created the game chose its seed.  Games stored before this step cannot say; a
+    # seed below 2**32 was typed in, or drawn by the first server (random.randrange(1, 2**31):
+    # not secret either), while one that secrets drew (63 bits) is below 2**32 once in 2**31.
+    """
+    ALTER TABLE server_game ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0 CHECK (seed_chosen IN (0, 1));
+    UPDATE server_game SET seed_chosen = 1 WHERE seed < 4294967296
+    """,
 )
 
 
@@ -118,6 +125,8 @@ class StoredGame:
     decisions: list[dict[str, Any]]
     #: Who starts, counted from 1 in seat order.
     first: int = 1
+    #: Whoever created the game chose its seed (never in a campaign).
+    seed_chosen: bool = False
 
 
 class Storage:
@@ -136,8 +145,9 @@ class Storage:
     def create_game(self, game: StoredGame) -> None:
         with transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO server_game"
+                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     game.id,
                     game.mode,
@@ -148,6 +158,7 @@ class Storage:
                     game.first,
                     game.created,
                     game.created,
+                    int(game.seed_chosen),
                 ),
             )
             self.conn.executemany(
@@ -184,6 +195,34 @@ class Storage:
                 "UPDATE server_game SET updated = ?, finished = 0 WHERE id = ?", (now(), game_id)
             )
 
+    def write_changes(self, rows: list[tuple[str, int, int, dict[str, Any] | None, bool, int]]) -> None:
+        """Write changes of games in order, all in one transaction (all or nothing): each row is
+        ``(game id, number, seat, decision, finished, keep)``, a decision ``number``, or with
+        decision None an undo back to ``keep`` decisions (:mod:`dorf.server.writer`)."""
+        stamp = now()
+        touched: dict[str, bool] = {}
+        with transaction(self.conn):
+            for game_id, number, seat, decision, finished, keep in rows:
+                if game_id not in touched:
+                    self._unfinished(game_id)
+                elif touched[game_id]:
+                    raise GameOver(f"game {game_id} is over: a finished game never changes")
+                if decision is None:
+                    self.conn.execute(
+                        "DELETE FROM server_decision WHERE game_id = ? AND number > ?", (game_id, keep)
+                    )
+                else:
+                    self.conn.execute(
+                        "INSERT INTO server_decision (game_id, number, seat, decision, made)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (game_id, number, seat, json.dumps(decision, separators=(",", ":")), stamp),
+                    )
+                touched[game_id] = decision is not None and finished
+            self.conn.executemany(
+                "UPDATE server_game SET updated = ?, finished = ? WHERE id = ?",
+                [(stamp, int(done), game_id) for game_id, done in touched.items()],
+            )
+
     def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
         """An invited player takes a seat: the invitation is used up, the token set."""
         with transaction(self.conn):
@@ -206,15 +245,15 @@ class Storage:
         file cannot be read now (locked, gone)."""
         try:
             row = self.conn.execute(
-                "SELECT id, mode, tileset, seed, practice, created, finished, first FROM server_game"
-                " WHERE id = ?",
+                "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen"
+                " FROM server_game WHERE id = ?",
                 (game_id,),
             ).fetchone()
             if row is None:
                 return None
-            gid, mode, tileset, seed, practice, created, finished, first = row
+            gid, mode, tileset, seed, practice, created, finished, first, chosen = row
             game = StoredGame(
-                gid, mode, tileset, seed, bool(practice), created, bool(finished), [], [], first
+                gid, mode, tileset, seed, bool(practice), created, bool(finished), [], [], first, bool(chosen)
             )
             for seat, kind, name, player, token_hash, invite_hash in self.conn.execute(
                 "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"

@@ -100,13 +100,20 @@ def tile_json(tile: PlacedTile, number: int, task_index: int | None) -> Json:
     return out
 
 
-def area_json(area: PlayArea) -> Json:
-    """The tiles in order of placement, every task with its status, open tasks with their figures."""
-    index_of = {id(task): i for i, task in enumerate(area.tasks)}
-    tiles = [
-        tile_json(tile, n, None if tile.task is None else index_of[id(tile.task)])
-        for n, tile in enumerate(area.placed, 1)
-    ]
+def area_json(area: PlayArea, made: list[Json] | None = None) -> Json:
+    """The tiles in order of placement, every task with its status, open tasks with their figures.
+
+    ``made``, if given, holds the descriptions of tiles made before (in order of placement):
+    they are used again, and the new ones added to it.  A placed tile never changes; after an
+    undo the caller starts a new list."""
+    made = [] if made is None else made
+    count = len(area.placed)
+    if len(made) < count:
+        index_of = {id(task): i for i, task in enumerate(area.tasks)}
+        for n in range(len(made), count):
+            tile = area.placed[n]
+            made.append(tile_json(tile, n + 1, None if tile.task is None else index_of[id(tile.task)]))
+    tiles = made[:count]
     flags = []
     for tile, group in area.flags():
         flag: Json = {

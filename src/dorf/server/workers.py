@@ -1,7 +1,12 @@
 """Computer seats think in a bounded pool of workers, fairly shared between games.
 
 :class:`ThinkPool` runs :func:`dorf.server.thinking.think` for the games of the
-server on a fixed number of workers:
+server on a fixed number of workers, and the other jobs too heavy for the event
+loop (:func:`run_job`): the coach's hints (:func:`dorf.server.hints.hint_for`,
+about a second of CPU) and the replay viewer's steps of a record
+(:func:`dorf.server.replay.replay_steps`).  Each job has its time cap; hints
+and replays each queue as one more "game" (``run(HINTS, ...)``), so they take
+their fair share of the workers next to the computer seats:
 
 - **processes** (``workers > 0``): each worker is ``python -m
   dorf.server.workers``, fed one job a line on its standard input (JSON) and
@@ -40,6 +45,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from dorf.formats.record import RecordError
+from dorf.server.hints import hint_for
+from dorf.server.replay import replay_steps
 from dorf.server.thinking import think
 
 #: A player's budget, as a share of the time cap (the rest covers the replay, the pipe, a busy
@@ -49,6 +57,10 @@ BUDGET_SHARE = 0.5
 THREADS = 2
 #: How often a worker process checks that its server is still there, in seconds.
 WATCH_SECONDS = 0.5
+#: The longest line a worker may answer (a replay's steps), in bytes.
+MAX_ANSWER = 32 << 20
+#: The queues of the coach's hints and of the replays, beside those of the games.
+HINTS, REPLAYS = "(hints)", "(replays)"
 
 
 class ThinkError(Exception):
@@ -59,10 +71,24 @@ class Overrun(ThinkError):
     """The player ran over the time cap (its worker was stopped)."""
 
 
+class Refused(ThinkError):
+    """The job's input is at fault (``code``: ``bad-record``, a record that does not replay)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 @dataclass
 class _Job:
+    #: The game the job is for (the fair queue's key), or :data:`HINTS`, :data:`REPLAYS`.
     game: str
-    args: tuple[dict[str, Any], int, str, int]
+    #: What :func:`run_job` runs: ``think``, ``hint`` or ``replay``.
+    kind: str
+    args: dict[str, Any]
+    #: Its time cap, in seconds.
+    cap: float
     future: asyncio.Future[dict[str, Any]]
     order: int
 
@@ -106,10 +132,18 @@ class ThinkPool:
     ) -> dict[str, Any]:
         """The decision of computer ``spec`` for ``player``; raises :class:`ThinkError`, or
         ``CancelledError`` once :meth:`cancel` dropped it."""
+        args = {"record": record, "player": player, "spec": spec, "seed": seed}
+        args["seconds"] = self.max_seconds * BUDGET_SHARE
+        return await self.run(game, "think", args, self.max_seconds)
+
+    async def run(self, game: str, kind: str, args: dict[str, Any], cap: float) -> dict[str, Any]:
+        """What :func:`run_job` answers to ``kind`` and ``args``, computed by a worker within
+        ``cap`` seconds, in the fair queue of ``game``; raises :class:`ThinkError`
+        (:class:`Overrun` past the cap, :class:`Refused` for bad input)."""
         if self._closed:
             raise ThinkError("the server is stopping")
         loop = asyncio.get_running_loop()
-        job = _Job(game, (record, player, spec, seed), loop.create_future(), next(self._order))
+        job = _Job(game, kind, args, cap, loop.create_future(), next(self._order))
         if game not in self._waiting:
             self._waiting[game] = deque()
             least = min((self._used[g] for g in self._active() if g in self._used), default=None)
@@ -144,6 +178,11 @@ class ThinkPool:
 
     def running(self) -> int:
         return sum(1 for slot in self._slots if slot.job is not None)
+
+    @property
+    def size(self) -> int:
+        """The workers: processes, or threads."""
+        return len(self._slots)
 
     def pids(self) -> list[int]:
         """The worker processes now alive."""
@@ -212,9 +251,7 @@ class ThinkPool:
     async def _in_thread(self, slot: _Slot, job: _Job) -> dict[str, Any]:
         assert self._threads is not None
         loop = asyncio.get_running_loop()
-        record, player, spec, seed = job.args
-        budget = self.max_seconds * BUDGET_SHARE
-        running = loop.run_in_executor(self._threads, think, record, player, spec, seed, budget)
+        running = loop.run_in_executor(self._threads, run_job, job.kind, job.args)
 
         def free(_: object) -> None:  # the slot is free only when the thread is
             slot.busy = False
@@ -223,15 +260,26 @@ class ThinkPool:
 
         running.add_done_callback(free)
         try:
-            return await asyncio.wait_for(asyncio.shield(running), self.max_seconds)
+            reply = await asyncio.wait_for(asyncio.shield(running), job.cap)
         except TimeoutError:
             self.counts["overruns"] += 1
-            raise Overrun(f"ran over the {self.max_seconds:g} s a move may take") from None
+            raise Overrun(f"ran over the {job.cap:g} s it may take") from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             self.counts["failures"] += 1
             raise ThinkError(f"{type(exc).__name__}: {exc}") from None
+        return self._answer(reply)
+
+    def _answer(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """The answer in a reply of :func:`run_job`, or the error it reports."""
+        if "error" in reply:
+            if "code" in reply:
+                raise Refused(str(reply["code"]), str(reply["error"]))
+            self.counts["failures"] += 1
+            raise ThinkError(str(reply["error"]))
+        result: dict[str, Any] = reply["ok"]
+        return result
 
     def _replace(self, slot: _Slot) -> None:
         """Stop a slot's worker and start another at once, so that the next job finds it ready."""
@@ -252,17 +300,15 @@ class ThinkPool:
     async def _in_process(self, slot: _Slot, job: _Job) -> dict[str, Any]:
         process = await self._worker(slot)
         assert process.stdin is not None and process.stdout is not None
-        record, player, spec, seed = job.args
-        line = {"record": record, "player": player, "spec": spec, "seed": seed}
-        line["seconds"] = self.max_seconds * BUDGET_SHARE
+        line = {"kind": job.kind, "args": job.args}
         try:
             process.stdin.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
             await process.stdin.drain()
-            reply = await asyncio.wait_for(process.stdout.readline(), self.max_seconds)
+            reply = await asyncio.wait_for(process.stdout.readline(), job.cap)
         except TimeoutError:
             self._replace(slot)
             self.counts["overruns"] += 1
-            raise Overrun(f"ran over the {self.max_seconds:g} s a move may take") from None
+            raise Overrun(f"ran over the {job.cap:g} s it may take") from None
         except asyncio.CancelledError:
             self._replace(slot)
             raise
@@ -276,12 +322,7 @@ class ThinkPool:
             self._replace(slot)
             self.counts["failures"] += 1
             raise ThinkError("its worker stopped")
-        answer: dict[str, Any] = json.loads(reply)
-        if "error" in answer:
-            self.counts["failures"] += 1
-            raise ThinkError(str(answer["error"]))
-        result: dict[str, Any] = answer["ok"]
-        return result
+        return self._answer(json.loads(reply))
 
     # --- start and stop ----------------------------------------------------------------------
 
@@ -336,6 +377,7 @@ async def _start_worker() -> asyncio.subprocess.Process:
         str(os.getpid()),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        limit=MAX_ANSWER,
     )
 
 
@@ -349,6 +391,32 @@ async def _reap(process: asyncio.subprocess.Process) -> None:
 
 
 # --- the worker process ----------------------------------------------------------------------
+
+
+def run_job(kind: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One job, as a worker answers it: ``{"ok": answer}`` or ``{"error": why}``, with
+    ``"code": "bad-record"`` when a record to replay is at fault.
+
+    >>> run_job("replay", {"record": {"format": "dorf-record/1"}})["code"]
+    'bad-record'
+    >>> run_job("dance", {})
+    {'error': 'no job of kind dance'}
+    """
+    try:
+        if kind == "think":
+            answer = think(args["record"], args["player"], args["spec"], args["seed"], args.get("seconds"))
+        elif kind == "hint":
+            answer = hint_for(args["record"], args["player"], args["seed"], args.get("spec"))
+        elif kind == "replay":
+            answer = replay_steps(args["record"])
+        else:
+            return {"error": f"no job of kind {kind}"}
+    except Exception as exc:  # reported to the server: a fallback move, or an error answer
+        if kind == "replay" or isinstance(exc, RecordError):  # a record sent by a client
+            why = str(exc) if isinstance(exc, RecordError) else f"{type(exc).__name__}: {exc}"
+            return {"error": f"the record does not replay: {why}", "code": "bad-record"}
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"ok": answer}
 
 
 def _watch_parent(parent: int) -> None:
@@ -365,10 +433,8 @@ def worker_main(parent: int) -> int:
     for line in sys.stdin.buffer:
         try:
             job = json.loads(line)
-            answer: dict[str, Any] = {
-                "ok": think(job["record"], job["player"], job["spec"], job["seed"], job["seconds"])
-            }
-        except Exception as exc:  # reported to the server, which plays a fallback move
+            answer = run_job(str(job["kind"]), job["args"])
+        except Exception as exc:  # a line that is not a job
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
         sys.stdout.flush()

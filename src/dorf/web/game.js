@@ -5,6 +5,7 @@ import { Board } from "./board.js";
 import { cardMethods } from "./cards.js";
 import { draftMethods } from "./draft.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
+import { patch } from "./patch.js";
 import { phoneMethods } from "./phone.js";
 import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, plural, media, tapWord, WIDE } from "./util.js";
 
@@ -135,6 +136,8 @@ class GameController {
     ws.onopen = () => {
       this.retry = 0;
       this.waits = [];
+      this.made = 0;
+      this.saved = 0;
       this.setStatus("connected", "ok");
       ws.send(JSON.stringify({ type: "hello", tokens: tokensOf(this.id) }));
     };
@@ -178,10 +181,13 @@ class GameController {
 
   onMessage(msg) {
     if (msg.type === "state") this.onState(msg);
+    else if (msg.type === "delta") this.onDelta(msg);
+    else if (msg.type === "saved") this.onSaved(msg.version);
     else if (msg.type === "preview") this.onPreview(msg);
     else if (msg.type === "ok") {
       this.busy = false;
       if (msg.undone) toast(`Took back ${plural(msg.undone, "placement")}`, "info");
+      this.onMade(msg.version);
     } else if (msg.type === "error" && this.previewIds.delete(msg.id)) {
       return; // a preview the game has outrun: nothing to tell
     } else if (msg.type === "error") {
@@ -217,6 +223,43 @@ class GameController {
   }
 
   // --- state -----------------------------------------------------------------------------
+
+  /** What changed since the state we hold; if we do not hold the state it starts from, ask for it. */
+  onDelta(msg) {
+    if (!this.game || this.game.version !== msg.from) {
+      this.send({ type: "sync" });
+      return;
+    }
+    let doc;
+    try {
+      doc = patch({ you: this.you, game: this.game }, msg.ops);
+    } catch (error) {
+      this.send({ type: "sync" });
+      return;
+    }
+    this.onState(doc);
+  }
+
+  /** Our move is made (everyone has been told); it is stored once "saved" comes for its version. */
+  onMade(version) {
+    if (typeof version !== "number") return;
+    this.made = Math.max(this.made || 0, version);
+    if ((this.saved || 0) >= this.made) return;
+    document.body.dataset.saved = "0";
+    clearTimeout(this.savingTimer);
+    // Only a slow write is worth a word (it takes milliseconds when the database is free).
+    this.savingTimer = setTimeout(() => {
+      if ((this.saved || 0) < this.made) this.setStatus("saving…", "wait");
+    }, 500);
+  }
+
+  onSaved(version) {
+    this.saved = Math.max(this.saved || 0, version);
+    if (this.saved < (this.made || 0)) return;
+    document.body.dataset.saved = "1";
+    clearTimeout(this.savingTimer);
+    if (this.status && this.status.textContent === "saving…") this.setStatus("connected", "ok");
+  }
 
   onState(msg) {
     const before = this.game;

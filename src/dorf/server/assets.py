@@ -1,0 +1,130 @@
+"""The page's files, served compressed and cached.
+
+The browser UI is a handful of small files shipped in the package
+(``dorf/web/``).  :class:`Assets` reads them once when the app is made, keeps
+each as it is and compressed with gzip (level 9, once, not per request), and
+names the whole set by a short hash of its contents, the *build*:
+
+- ``/static/BUILD/NAME`` is cached for a year (``immutable``): a new version
+  of dorf has another build, so another address.  The page refers to its
+  files there, and the modules it imports (relative addresses) follow.
+- ``/static/NAME`` is the same file to be checked each time (``no-cache``,
+  with an ``ETag``: an unchanged file is answered ``304 Not Modified``).
+
+A client that accepts gzip gets the compressed bytes (``Content-Encoding:
+gzip``, ``Vary: Accept-Encoding``).
+
+>>> assets = Assets.from_package()
+>>> name, gz = assets.files["main.js"].body, assets.files["main.js"].gzipped
+>>> len(gz) < len(name), len(assets.build)
+(True, 10)
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+#: Files of the web folder that are not served.
+PRIVATE = ("__init__.py",)
+#: How long a file at its build's address may be cached, in seconds.
+YEAR = 31_536_000
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One file: its bytes, the same gzipped, its type and its entity tag."""
+
+    body: bytes
+    gzipped: bytes
+    media_type: str
+    etag: str
+
+
+def web_root() -> Path:
+    """The folder of the browser UI shipped in the package."""
+    return Path(str(resources.files("dorf.web")))
+
+
+class Assets:
+    """The files of the page, read and compressed once."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files: dict[str, Asset] = {}
+        digest = hashlib.sha256()
+        for name in sorted(files):
+            body = files[name]
+            digest.update(name.encode() + b"\0" + body + b"\0")
+            media = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            if media.startswith("text/") or media in ("application/javascript", "image/svg+xml"):
+                media += "; charset=utf-8"
+            tag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+            self.files[name] = Asset(body, gzip.compress(body, 9, mtime=0), media, tag)
+        #: Names this set of files: part of the long-cached addresses.
+        self.build = digest.hexdigest()[:10]
+
+    @classmethod
+    def from_package(cls, root: Path | None = None) -> Assets:
+        folder = root or web_root()
+        files = {
+            path.name: path.read_bytes()
+            for path in folder.iterdir()
+            if path.is_file() and path.name not in PRIVATE and not path.name.startswith(".")
+        }
+        return cls(files)
+
+    def page(self, name: str = "index.html") -> Asset:
+        """A page with its references to ``/static/`` turned into this build's addresses."""
+        text = self.files[name].body.replace(b'"/static/', f'"/static/{self.build}/'.encode())
+        tag = '"' + hashlib.sha256(text).hexdigest()[:16] + '"'
+        return Asset(text, gzip.compress(text, 9, mtime=0), self.files[name].media_type, tag)
+
+    def find(self, path: str) -> tuple[Asset, bool] | None:
+        """The file at ``/static/PATH`` and whether its address names this build (None: no
+        such file).  An address of another build is not found: its files are not these."""
+        name = path
+        built = False
+        head, _, rest = path.partition("/")
+        if rest:
+            if head != self.build:
+                return None
+            name, built = rest, True
+        asset = self.files.get(name)
+        return None if asset is None else (asset, built)
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (``q=0`` refuses it).
+
+    >>> accepts_gzip("gzip, deflate, br"), accepts_gzip("br;q=1, gzip;q=0"), accepts_gzip(None)
+    (True, False, False)
+    """
+    if not header:
+        return False
+    for part in header.split(","):
+        coding, _, params = part.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*"):
+            quality = params.strip().removeprefix("q=")
+            try:
+                return not params.strip() or float(quality) > 0
+            except ValueError:
+                return False
+    return False
+
+
+def headers_for(asset: Asset, built: bool, gzipped: bool) -> dict[str, str]:
+    """The response headers of a file."""
+    out = {
+        "Content-Type": asset.media_type,
+        "ETag": asset.etag,
+        "Cache-Control": f"public, max-age={YEAR}, immutable" if built else "no-cache",
+        "Vary": "Accept-Encoding",
+        "X-Content-Type-Options": "nosniff",
+    }
+    if gzipped:
+        out["Content-Encoding"] = "gzip"
+    return out

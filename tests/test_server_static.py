@@ -1,0 +1,56 @@
+"""The page's files go out compressed and cached: gzip when the browser takes it, a long cache at
+the build's address, a check with the ETag at the plain one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dorf.server.assets import web_root
+from test_server_helpers import served
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "dorf.sqlite3"
+
+
+def test_static_files_are_gzipped_for_a_browser_that_takes_it(db: Path) -> None:
+    plain = (web_root() / "game.js").read_bytes()
+    with served(db) as client:
+        zipped = client.get("/static/game.js", headers={"Accept-Encoding": "gzip, br"})
+        assert zipped.status_code == 200 and zipped.headers["content-encoding"] == "gzip"
+        assert zipped.headers["vary"] == "Accept-Encoding"
+        assert zipped.content == plain  # the client unzipped it
+        assert int(zipped.headers["content-length"]) < len(plain) / 2
+        raw = client.get("/static/game.js", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in raw.headers and raw.content == plain
+        assert raw.headers["content-type"].startswith("text/javascript")
+
+
+def test_the_page_refers_to_its_build_which_is_cached_for_a_year(db: Path) -> None:
+    with served(db) as client:
+        page = client.get("/game/abc")
+        assert page.headers["cache-control"] == "no-cache"
+        found = re.search(r'src="/static/([0-9a-f]{10})/main.js"', page.text)
+        assert found, page.text
+        build = found.group(1)
+        built = client.get(f"/static/{build}/board.js")
+        assert built.status_code == 200
+        assert built.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert client.get("/static/0123456789/board.js").status_code == 404  # another build's
+        assert client.get("/static/nothing.js").status_code == 404
+        assert client.get("/static/__init__.py").status_code == 404
+
+
+def test_an_unchanged_file_is_answered_not_modified(db: Path) -> None:
+    with served(db) as client:
+        first = client.get("/static/style.css", headers={"Accept-Encoding": "gzip"})
+        tag = first.headers["etag"]
+        again = client.get("/static/style.css", headers={"Accept-Encoding": "gzip", "If-None-Match": tag})
+        assert again.status_code == 304 and again.content == b""
+        other = client.get("/static/style.css", headers={"Accept-Encoding": "identity", "If-None-Match": tag})
+        assert other.status_code == 200  # the plain file is another representation
+        assert other.content == (web_root() / "style.css").read_bytes()
