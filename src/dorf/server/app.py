@@ -196,6 +196,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             "games": len(hub().games),
             "connections": hub().connected,
             "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
+            "writes": {
+                "transactions": hub().writer.batches,
+                "changes": hub().writer.written,
+                "waiting": hub().writer.waiting,
+            },
         }
 
     @app.post("/api/games")

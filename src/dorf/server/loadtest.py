@@ -24,6 +24,7 @@ import json
 import os
 import random
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -257,6 +258,76 @@ def report(
     return out
 
 
+def measure(args: argparse.Namespace, src: str | None) -> tuple[dict[str, Any], Figures, str]:
+    """One run: start a server (from ``src`` if given; none with ``--url``), play, and report."""
+    process: subprocess.Popen[bytes] | None = None
+    folder = tempfile.TemporaryDirectory(prefix="dorf-load-")
+    base = args.url
+    if base is None:
+        port = _free_port()
+        base = f"http://127.0.0.1:{port}"
+        db = Path(folder.name) / "load.sqlite3"
+        command = [sys.executable, "-m", "dorf.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--db", str(db), "--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
+        command += ["--create-limit", "0"]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if src is None:  # an older server has no such option (nor such a limit)
+            command += ["--max-connections-per-address", "0"]
+        else:
+            env["PYTHONPATH"] = str(Path(src).resolve())
+        process = subprocess.Popen(command, env=env)
+        _wait_healthy(base, process)
+    cpu_before = None if process is None else cpu_seconds(process.pid)
+    server_cpu: float | None = None
+    writes: dict[str, int] | None = None
+    try:
+        figures, elapsed = asyncio.run(
+            run(base.rstrip("/"), args.games, args.clients, args.seconds, args.seed, args.think)
+        )
+        with contextlib.suppress(OSError, ValueError), urllib.request.urlopen(base + "/api/health") as answer:
+            writes = json.loads(answer.read()).get("writes")
+        if process is not None:
+            cpu_after = cpu_seconds(process.pid)
+            if cpu_before is not None and cpu_after is not None:
+                server_cpu = cpu_after - cpu_before
+    finally:
+        if process is not None:
+            process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=10)
+        folder.cleanup()
+    result = report(figures, elapsed, args.games, args.clients, server_cpu)
+    result["server_writes"] = writes  # transactions and changes written (servers that say so)
+    return result, figures, base
+
+
+def show(args: argparse.Namespace, result: dict[str, Any], figures: Figures, base: str) -> None:
+    pace = f"{args.think} s thinking a move" if args.think else "moving flat out"
+    print(f"{args.games} games, {args.clients} clients {pace}, {result['seconds']} s on {base}")
+    finished = result["games_finished"]
+    print(f"  moves     {result['moves']:>6}  ({result['moves_per_s']}/s), {finished} games finished")
+    for name in ("move", "preview", "connect"):
+        print(
+            f"  {name:<8} p50 {result[f'{name}_p50_ms']:>7} ms  p90 {result[f'{name}_p90_ms']:>7} ms"
+            f"  p99 {result[f'{name}_p99_ms']:>7} ms  max {result[f'{name}_max_ms']:>7} ms"
+        )
+    print(
+        f"  received  {result['bytes_received']} bytes in {result['messages_received']} messages"
+        f" ({result['bytes_per_move']} bytes a move; {result['states_received']} whole states,"
+        f" {result['deltas_received']} deltas)"
+    )
+    if result["server_cpu_s"] is not None:
+        print(f"  server    {result['server_cpu_s']} s of CPU ({result['server_cpu_ms_per_move']} ms a move)")
+    print(f"  errors    {len(figures.errors)}")
+    for error in figures.errors[:10]:
+        print(f"    {error}")
+    print(json.dumps(result))
+
+
+#: The figures compared by ``--against``, and whether less is better.
+COMPARED = (("server_cpu_ms_per_move", True), ("bytes_per_move", True), ("moves_per_s", False))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dorf.server.loadtest", description=__doc__.split("\n\n")[0]
@@ -276,69 +347,49 @@ def main(argv: list[str] | None = None) -> int:
         "--src",
         default=None,
         metavar="DIR",
-        help="start the server from this source folder (another commit's src/, built in place) to "
-        "measure it side by side with the same clients",
+        help="start the server from this source folder (another commit's src/, built in place)",
+    )
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="DIR",
+        help="also run the server of this source folder, in turns with this one, and print the ratios",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="runs of each server with --against (default 3)"
     )
     args = parser.parse_args(argv)
     if not 1 <= args.games <= 500 or not 1 <= args.clients <= 2 * args.games or not 0 < args.seconds <= 600:
         parser.error("1 to 500 games, at most 2 clients a game, at most 600 seconds")
-    process: subprocess.Popen[bytes] | None = None
-    folder = tempfile.TemporaryDirectory(prefix="dorf-load-")
-    base = args.url
-    if base is None:
-        port = _free_port()
-        base = f"http://127.0.0.1:{port}"
-        db = Path(folder.name) / "load.sqlite3"
-        command = [sys.executable, "-m", "dorf.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-        command += ["--db", str(db), "--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
-        command += ["--create-limit", "0"]
-        if args.src is None:  # an older server has no such option (nor such a limit)
-            command += ["--max-connections-per-address", "0"]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        if args.src is not None:
-            if not (Path(args.src) / "dorf" / "server").is_dir():
-                parser.error(f"--src {args.src}: no dorf/server in that folder")
-            env["PYTHONPATH"] = str(Path(args.src).resolve())
-        process = subprocess.Popen(command, env=env)
-        _wait_healthy(base, process)
-    cpu_before = None if process is None else cpu_seconds(process.pid)
-    server_cpu: float | None = None
-    try:
-        figures, elapsed = asyncio.run(
-            run(base.rstrip("/"), args.games, args.clients, args.seconds, args.seed, args.think)
-        )
-        if process is not None:
-            cpu_after = cpu_seconds(process.pid)
-            if cpu_before is not None and cpu_after is not None:
-                server_cpu = cpu_after - cpu_before
-    finally:
-        if process is not None:
-            process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=10)
-        folder.cleanup()
-    result = report(figures, elapsed, args.games, args.clients, server_cpu)
-    pace = f"{args.think} s thinking a move" if args.think else "moving flat out"
-    print(f"{args.games} games, {args.clients} clients {pace}, {result['seconds']} s on {base}")
-    finished = result["games_finished"]
-    print(f"  moves     {result['moves']:>6}  ({result['moves_per_s']}/s), {finished} games finished")
-    for name in ("move", "preview", "connect"):
+    for folder in (args.src, args.against):
+        if folder is not None and not (Path(folder) / "dorf" / "server").is_dir():
+            parser.error(f"{folder}: no dorf/server in that folder")
+    if args.against is not None and (args.url is not None or not 1 <= args.rounds <= 10):
+        parser.error("--against starts both servers itself (no --url), 1 to 10 rounds")
+    if args.against is None:
+        result, figures, base = measure(args, args.src)
+        show(args, result, figures, base)
+        return 1 if figures.errors else 0
+    runs: dict[str, list[dict[str, Any]]] = {"against": [], "this": []}
+    failed = False
+    for number in range(args.rounds):
+        for name, src in (("against", args.against), ("this", args.src)):
+            print(f"round {number + 1}, {name} ({src or 'this version'}):")
+            result, figures, base = measure(args, src)
+            show(args, result, figures, base)
+            runs[name].append(result)
+            failed = failed or bool(figures.errors)
+    summary: dict[str, Any] = {"rounds": args.rounds}
+    for key, lower in COMPARED:
+        old = statistics.median(r[key] for r in runs["against"])
+        new = statistics.median(r[key] for r in runs["this"])
+        ratio = (old / new if lower else new / old) if old and new else None
+        summary[key] = {"against": old, "this": new, "better_by": None if ratio is None else round(ratio, 2)}
         print(
-            f"  {name:<8} p50 {result[f'{name}_p50_ms']:>7} ms  p90 {result[f'{name}_p90_ms']:>7} ms"
-            f"  p99 {result[f'{name}_p99_ms']:>7} ms  max {result[f'{name}_max_ms']:>7} ms"
+            f"{key:<24} against {old:>10}  this {new:>10}  better by {ratio and round(ratio, 2)}x (medians)"
         )
-    print(
-        f"  received  {result['bytes_received']} bytes in {result['messages_received']} messages"
-        f" ({result['bytes_per_move']} bytes a move; {result['states_received']} whole states,"
-        f" {result['deltas_received']} deltas)"
-    )
-    if server_cpu is not None:
-        print(f"  server    {result['server_cpu_s']} s of CPU ({result['server_cpu_ms_per_move']} ms a move)")
-    print(f"  errors    {len(figures.errors)}")
-    for error in figures.errors[:10]:
-        print(f"    {error}")
-    print(json.dumps(result))
-    return 1 if figures.errors else 0
+    print(json.dumps(summary))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -207,6 +207,7 @@ class GameSession:
         self._tiles: list[list[Json]] = []
         self._logs: dict[tuple[int, tuple[str, ...]], list[Json]] = {}
         self._faces: dict[int, Json] = {}
+        self._legal: dict[tuple[int, int, int | None, str], list[list[Any]]] = {}
         #: While the pending placement is taken back (:meth:`_as_before_pending`).
         self._pending_hidden = False
         #: How far :meth:`log` has described: (names, decisions described, entries, carry...).
@@ -337,20 +338,32 @@ class GameSession:
         return "full" if self.pending_seat() is None or self.sees_pending(seats) else "public"
 
     def legal(self, seat: int) -> list[list[Any]]:
-        """Where ``seat`` may place its tile now: ``[q, r, [rotations]]`` per cell (cached)."""
+        """Where ``seat`` may place its tile now: ``[q, r, [rotations]]`` per cell (made once for
+        each tile and number of tiles in the seat's area: in the Duel the seat still to place
+        keeps its list when the other places)."""
         cache = self._fresh()
         key = f"legal{seat}"
         if key not in cache:
-            cells: dict[tuple[int, int], list[int]] = {}
-            if seat in self.waiting() and self.phase != DRAFT:
-                state = self.state
-                if isinstance(state, CoopState):
-                    placements = state.legal_placements()
-                else:
-                    placements = state.legal_placements(self.player_of[seat])
-                for p in placements:
-                    cells.setdefault((p.at.q, p.at.r), []).append(p.rot)
-            cache[key] = [[q, r, rots] for (q, r), rots in cells.items()]
+            revealed = self.revealed(seat) if seat in self.waiting() and self.phase != DRAFT else None
+            if revealed is None:
+                cache[key] = []
+            else:
+                lasting = (seat, len(self.area(seat).placed), revealed.tile_id, revealed.tile.face)
+                found = self._legal.get(lasting)
+                if found is None:
+                    state = self.state
+                    if isinstance(state, CoopState):
+                        placements = state.legal_placements()
+                    else:
+                        placements = state.legal_placements(self.player_of[seat])
+                    cells: dict[tuple[int, int], list[int]] = {}
+                    for p in placements:
+                        cells.setdefault((p.at.q, p.at.r), []).append(p.rot)
+                    found = [[q, r, rots] for (q, r), rots in cells.items()]
+                    if len(self._legal) > 8:
+                        self._legal.clear()
+                    self._legal[lasting] = found
+                cache[key] = found
         result: list[list[Any]] = cache[key]
         return result
 
@@ -451,6 +464,7 @@ class GameSession:
         self._tiles.clear()
         self._logs.clear()
         self._log_cursor = None
+        self._legal.clear()
 
     # --- what a seat may see ----------------------------------------------------------
 
