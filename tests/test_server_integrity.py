@@ -72,6 +72,8 @@ def test_a_practice_game_offers_undo_says_so_in_its_record_and_never_changes_onc
             storage.truncate(made["id"], decisions - 1)
         with pytest.raises(GameOver):
             storage.add_decision(made["id"], decisions + 1, 0, {"at": [9, 9], "rot": 0}, finished=True)
+        with pytest.raises(GameOver):  # nor among the changes of other games
+            storage.write_changes([(made["id"], decisions + 1, 0, {"at": [9, 9], "rot": 0}, False, 0)])
         assert len(storage.load_game(made["id"]).decisions) == decisions  # type: ignore[union-attr]
     finally:
         storage.close()

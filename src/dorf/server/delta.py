@@ -37,6 +37,7 @@ Op = list[Any]
 #: Lists whose items are replaced whole when they change (small lists of numbers, such as a
 #: cell's legal rotations, cost more as item-by-item operations than as the new list).
 _ATOMS = (int, float, str, bool, type(None))
+_MISSING = object()
 
 
 def same(a: Any, b: Any) -> bool:
@@ -76,29 +77,47 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
 
 
 def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op]) -> None:
+    prefix = path + "/" if path else ""
     for key, value in new.items():
+        was = old.get(key, _MISSING)
+        if was is value:
+            continue
         if "/" in key:  # cannot be named in a path: the whole object goes instead
             if not path:
                 raise ValueError(f"key {key!r} cannot be named in a delta")
             ops.append(["s", path, new])
             return
-        if key in old:
-            _diff(old[key], value, _join(path, key), ops)
-        else:
-            ops.append(["s", _join(path, key), value])
-    for key in old:
-        if key not in new:
-            ops.append(["d", _join(path, key)])
+        kind = type(value)
+        if kind is not type(was):
+            ops.append(["s", prefix + key, value])
+        elif kind is dict:
+            _diff_dict(was, value, prefix + key, ops)
+        elif kind is list:
+            _diff_list(was, value, prefix + key, ops)
+        elif was != value:
+            ops.append(["s", prefix + key, value])
+    if old.keys() != new.keys():
+        ops.extend(["d", prefix + key] for key in old if key not in new)
 
 
 def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[Op]) -> None:
     n, m = len(old), len(new)
+    # The usual cases first, compared at C speed (items the same object are equal at once): no
+    # change, items added at the end (tiles, log lines), items taken from the end.
+    if n == m:
+        if old == new:
+            return
+    elif n < m:
+        if old == new[:n]:
+            ops.append(["l", path, n, 0, new[n:]])
+            return
+    elif old[:m] == new:
+        ops.append(["l", path, m, n - m, []])
+        return
     start = 0
     end = min(n, m)
     while start < end and same(old[start], new[start]):
         start += 1
-    if start == n == m:
-        return
     tail = 0
     while tail < end - start and same(old[n - 1 - tail], new[m - 1 - tail]):
         tail += 1

@@ -34,6 +34,7 @@ computer player is shown describe the game as it was before that placement
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Collection, Iterator
@@ -210,6 +211,9 @@ class GameSession:
         self._legal: dict[tuple[int, int, int | None, str], list[list[Any]]] = {}
         #: While the pending placement is taken back (:meth:`_as_before_pending`).
         self._pending_hidden = False
+        #: The last description with no placement pending: (decisions, names, description).  The
+        #: other seats see the game as it was before a pending placement: as described then.
+        self._open: tuple[int, tuple[str, ...], Json] | None = None
         #: How far :meth:`log` has described: (names, decisions described, entries, carry...).
         self._log_cursor: tuple[tuple[str, ...], int, list[Json], list[int], set[int]] | None = None
 
@@ -266,7 +270,11 @@ class GameSession:
     @property
     def phase(self) -> str:
         if isinstance(self.state, HeadToHeadState):
-            return self.state.phase
+            cache = self._fresh()
+            phase: str | None = cache.get("phase")
+            if phase is None:
+                phase = cache["phase"] = self.state.phase
+            return phase
         return "over" if self.state.is_over else "playing"
 
     def waiting(self) -> tuple[int, ...]:
@@ -353,13 +361,15 @@ class GameSession:
                 if found is None:
                     state = self.state
                     if isinstance(state, CoopState):
-                        placements = state.legal_placements()
+                        moves = state.legal_moves()
                     else:
-                        placements = state.legal_placements(self.player_of[seat])
-                    cells: dict[tuple[int, int], list[int]] = {}
-                    for p in placements:
-                        cells.setdefault((p.at.q, p.at.r), []).append(p.rot)
-                    found = [[q, r, rots] for (q, r), rots in cells.items()]
+                        moves = state.legal_moves(self.player_of[seat])
+                    # The engine's (cell, rotation) moves, in the order of legal_placements (by
+                    # cell: row, then column; then rotation), grouped by cell.
+                    cells: dict[int, list[int]] = {}
+                    for cell, rot in sorted(moves):
+                        cells.setdefault(cell, []).append(rot)
+                    found = [[*_qr(cell), rots] for cell, rots in cells.items()]
                     if len(self._legal) > 8:
                         self._legal.clear()
                     self._legal[lasting] = found
@@ -465,6 +475,7 @@ class GameSession:
         self._logs.clear()
         self._log_cursor = None
         self._legal.clear()
+        self._open = None
 
     # --- what a seat may see ----------------------------------------------------------
 
@@ -545,12 +556,22 @@ class GameSession:
         cache = self._fresh()
         key = self.view_key(seats)
         if key not in cache:
+            names = tuple(seat.name for seat in self.seats)
             if key == "full":
                 cache[key] = self._describe()
+                if self.pending_seat() is None:
+                    self._open = (len(self.decisions), names, cache[key])
             else:
                 waiting = list(self.waiting())
-                with self._as_before_pending():
-                    out = self._describe()
+                kept = self._open
+                if kept is not None and kept[0] == len(self.decisions) - 1 and kept[1] == names:
+                    # The game before the pending placement was described when it was made.
+                    out = dict(kept[2])
+                    out["seats"] = self._seats_json()
+                    out["undo"] = self.can_undo()
+                else:
+                    with self._as_before_pending():
+                        out = self._describe()
                 out["waiting"] = waiting  # who still has to place: that much is public
                 out["version"] = self.version
                 out["turn"] = len(self.decisions)
@@ -573,6 +594,12 @@ class GameSession:
             doc = cache[key] = {"you": you, "game": self.public(seats)}
         return doc
 
+    def _seats_json(self) -> list[Json]:
+        return [
+            {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
+            for i, s in enumerate(self.seats)
+        ]
+
     def _describe(self) -> Json:
         state = self.state
         out: Json = {
@@ -584,10 +611,7 @@ class GameSession:
             "over": self.is_over,
             "turn": len(self.decisions),
             "waiting": list(self.waiting()),
-            "seats": [
-                {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
-                for i, s in enumerate(self.seats)
-            ],
+            "seats": self._seats_json(),
             "areas": [],
             "scores": [],
             "practice": self.practice,
@@ -816,6 +840,12 @@ class GameSession:
             "score": [before_pad.total, after_pad.total],
             "score_changes": score_changes,
         }
+
+
+@functools.lru_cache(maxsize=4096)
+def _qr(cell: int) -> tuple[int, int]:
+    at = hex_of(cell)
+    return at.q, at.r
 
 
 def _at(task: Task) -> Hex:

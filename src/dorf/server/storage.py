@@ -174,26 +174,11 @@ class Storage:
         self, game_id: str, number: int, seat: int, decision: dict[str, Any], *, finished: bool
     ) -> None:
         """Write decision ``number`` (1-based) of a game: all or nothing."""
-        stamp = now()
-        with transaction(self.conn):
-            self._unfinished(game_id)
-            self.conn.execute(
-                "INSERT INTO server_decision (game_id, number, seat, decision, made) VALUES (?, ?, ?, ?, ?)",
-                (game_id, number, seat, json.dumps(decision, separators=(",", ":")), stamp),
-            )
-            self.conn.execute(
-                "UPDATE server_game SET updated = ?, finished = ? WHERE id = ?",
-                (stamp, int(finished), game_id),
-            )
+        self.write_changes([(game_id, number, seat, decision, finished, 0)])
 
     def truncate(self, game_id: str, keep: int) -> None:
         """Drop every decision after the first ``keep`` (an undo)."""
-        with transaction(self.conn):
-            self._unfinished(game_id)
-            self.conn.execute("DELETE FROM server_decision WHERE game_id = ? AND number > ?", (game_id, keep))
-            self.conn.execute(
-                "UPDATE server_game SET updated = ?, finished = 0 WHERE id = ?", (now(), game_id)
-            )
+        self.write_changes([(game_id, keep, 0, None, False, keep)])
 
     def write_changes(self, rows: list[tuple[str, int, int, dict[str, Any] | None, bool, int]]) -> None:
         """Write changes of games in order, all in one transaction (all or nothing): each row is
@@ -203,9 +188,7 @@ class Storage:
         touched: dict[str, bool] = {}
         with transaction(self.conn):
             for game_id, number, seat, decision, finished, keep in rows:
-                if game_id not in touched:
-                    self._unfinished(game_id)
-                elif touched[game_id]:
+                if touched.get(game_id):
                     raise GameOver(f"game {game_id} is over: a finished game never changes")
                 if decision is None:
                     self.conn.execute(
@@ -218,10 +201,14 @@ class Storage:
                         (game_id, number, seat, json.dumps(decision, separators=(",", ":")), stamp),
                     )
                 touched[game_id] = decision is not None and finished
-            self.conn.executemany(
-                "UPDATE server_game SET updated = ?, finished = ? WHERE id = ?",
-                [(stamp, int(done), game_id) for game_id, done in touched.items()],
-            )
+            for game_id, done in touched.items():  # and a finished game refuses them all
+                changed = self.conn.execute(
+                    "UPDATE server_game SET updated = ?, finished = ? WHERE id = ? AND finished = 0",
+                    (stamp, int(done), game_id),
+                ).rowcount
+                if changed != 1:
+                    self._unfinished(game_id)  # raises why
+                    raise sqlite3.IntegrityError(f"game {game_id} could not be changed")
 
     def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
         """An invited player takes a seat: the invitation is used up, the token set."""
