@@ -302,14 +302,31 @@ class HeadToHeadState:
             ids = [i for i in (*self.owned[player], *self.flags[player]) if i not in seen]
         return tuple(sorted((tiles[i] for i in ids), key=_tile_order))
 
+    def stacks_left(self, player: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Task and landscape tiles left in each player's stacks as ``player`` may know them (the
+        other's tiles revealed since a placement ``player`` may not see yet count as face down):
+        the ``stacks_left`` of :meth:`view`, without the rest of the view."""
+        seats = self.seats
+        if seats is None:
+            return self._draft_counts(0), self._draft_counts(1)
+        left = [(s.task_tiles_left(), s.landscapes_left()) for s in seats]
+        other = 1 - player
+        if other in self.pending():
+            since = self._revealed_since_placed(other)
+            tasks = sum(1 for tile in since if tile.is_task)
+            left[other] = (left[other][0] + tasks, left[other][1] + len(since) - tasks)
+        return left[0], left[1]
+
+    def _revealed_since_placed(self, player: int) -> list[Tile]:
+        """The tiles ``player`` revealed after their last placement (still face down to the other)."""
+        assert self.seats is not None
+        turns = self.seats[player].turns
+        return [t.revealed.tile for t in turns[self._last_placed(player) + 1 :]]
+
     def view(self, player: int) -> HeadToHeadView:
         """What ``player`` may know."""
         seats = self.seats
-        left = (
-            [(s.task_tiles_left(), s.landscapes_left()) for s in seats]
-            if seats is not None
-            else [self._draft_counts(p) for p in (0, 1)]
-        )
+        left = list(self.stacks_left(player))
         revealed = [self.revealed(0), self.revealed(1)]
         unseen = [self.unseen(0), self.unseen(1)]
         other = 1 - player
@@ -319,9 +336,7 @@ class HeadToHeadState:
             turns = seats[other].turns
             last = self._last_placed(other)
             revealed[other] = turns[last].revealed  # the tile they were placing
-            since = [t.revealed.tile for t in turns[last + 1 :]]  # revealed after it: still face down
-            tasks = sum(1 for tile in since if tile.is_task)
-            left[other] = (left[other][0] + tasks, left[other][1] + len(since) - tasks)
+            since = self._revealed_since_placed(other)
             unseen[other] = tuple(sorted((*unseen[other], *since), key=_tile_order))
             withheld = partial(self.area_before_round, other)
         return HeadToHeadView(

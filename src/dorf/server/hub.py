@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import re
 import secrets
@@ -67,6 +66,7 @@ from dorf.server.sessions import (
 from dorf.server.storage import DamagedGame, Storage, StoredGame, StoredSeat, now, secret_hash
 from dorf.server.thinking import think
 from dorf.server.views import Json
+from dorf.server.wire import dumps
 from dorf.server.workers import HINTS, REPLAYS, Overrun, Refused, ThinkError, ThinkPool
 from dorf.server.writer import Change, Writer
 
@@ -166,7 +166,7 @@ class Connection:
             self.closed = True
             self.queue.put_nowait(None)
             return
-        self.queue.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
 
     async def pump(self) -> None:
         """Send queued messages in order until the connection ends."""
@@ -245,7 +245,7 @@ class Broken:
         }
 
     def public_text(self) -> str:
-        return json.dumps(self.public(), separators=(",", ":"))
+        return dumps(self.public())
 
     def refusal(self) -> ProtocolError:
         return ProtocolError("broken", f"game {self.id} cannot be played: {self.reason}", 410)
@@ -658,13 +658,7 @@ class Hub:
         if isinstance(game, Broken):
             return '{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}"
         you = self.document(game, seats)["you"]
-        return (
-            '{"type":"state","you":'
-            + json.dumps(you, separators=(",", ":"))
-            + ',"game":'
-            + game.session.public_text(seats)
-            + "}"
-        )
+        return '{"type":"state","you":' + dumps(you) + ',"game":' + game.session.public_text(seats) + "}"
 
     def send_state(self, game: Game | Broken, conn: Connection) -> None:
         """Send ``conn`` the whole state of the game (on connecting, after hello, when asked)."""
@@ -691,14 +685,13 @@ class Hub:
                 except ValueError:
                     self.send_state(game, conn)
                     continue
-                text = made[key] = json.dumps(
+                text = made[key] = dumps(
                     {
                         "type": "delta",
                         "from": old["game"]["version"],
                         "version": new["game"]["version"],
                         "ops": ops,
-                    },
-                    separators=(",", ":"),
+                    }
                 )
             conn.send(text)
             conn.doc = new

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +67,7 @@ from dorf.server.views import (
     spec_json,
     task_figures,
 )
+from dorf.server.wire import dumps
 
 MODES = ("coop", "duel", "head-to-head")
 MODE_NAMES = {"coop": "The Board Game", "duel": "The Duel", "head-to-head": "Head to Head"}
@@ -627,8 +627,8 @@ class GameSession:
         seat_players = [self.player_of[seat] for seat in range(len(self.seats))]
         if isinstance(state, HeadToHeadState):
             out["revealed"] = [revealed_json(state.revealed(p)) for p in seat_players]
-            view = state.view(0)
-            out["left"] = [list(view.stacks_left[p]) for p in seat_players]
+            left = state.stacks_left(0)
+            out["left"] = [list(left[p]) for p in seat_players]
             tiles = state.game.tileset.tiles
             out["owned"] = [[self._face(i) for i in state.owned[p]] for p in seat_players]
             if state.phase == DRAFT:
@@ -651,7 +651,7 @@ class GameSession:
         cache = self._fresh()
         key = "text:" + self.view_key(seats)
         if key not in cache:
-            cache[key] = json.dumps(self.public(seats), separators=(",", ":"))
+            cache[key] = dumps(self.public(seats))
         text: str = cache[key]
         return text
 

@@ -115,15 +115,18 @@ def area_json(area: PlayArea, made: list[Json] | None = None) -> Json:
             made.append(tile_json(tile, n + 1, None if tile.task is None else index_of[id(tile.task)]))
     tiles = made[:count]
     flags = []
-    for tile, group in area.flags():
+    flagged = [tile for tile in area.placed if tile.flag is not None]
+    for tile, (size, open_edges) in zip(flagged, area.flag_figures(), strict=True):
         flag: Json = {
             "at": hex_json(tile.at),
             "letter": tile.flag,
-            "size": group.size,
-            "closed": group.closed,
-            "open_edges": group.open_edges,
+            "size": size,
+            "closed": open_edges == 0,
+            "open_edges": open_edges,
         }
-        if group.closed:
+        if open_edges == 0:  # a closed territory is drawn whole: its cells
+            group = area.group(tile.at, tile.flag or "")
+            assert group is not None
             flag["cells"] = [hex_json(cell) for cell in group.cells]
         flags.append(flag)
     return {
