@@ -50,12 +50,13 @@ from dorf.players import make_player
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import Hex, cell_of, hex_of
 from dorf.rules.scoring import SCORERS
-from dorf.rules.tasks import COMPLETED, OPEN, Task
+from dorf.rules.tasks import COMPLETED, OPEN, Task, TaskSpec
 from dorf.rules.terrain import TERRAIN_NAMES
 from dorf.rules.tiles import areas
 from dorf.server.protocol import Move, ProtocolError
 from dorf.server.views import (
     Json,
+    Made,
     Pad,
     area_json,
     describe_tile,
@@ -205,9 +206,11 @@ class GameSession:
         #: (area, tiles placed, game over); placed tiles'; the log's, keyed by decisions made;
         #: the set's tiles'.  Only an undo makes them wrong: it clears them.
         self._areas: dict[tuple[int, int, bool], tuple[Json, Pad, Json]] = {}
-        self._tiles: list[list[Json]] = []
+        self._made: list[Made] = []
         self._logs: dict[tuple[int, tuple[str, ...]], list[Json]] = {}
         self._faces: dict[int, Json] = {}
+        self._seats_made: tuple[tuple[tuple[str, str, str | None, bool], ...], list[Json]] | None = None
+        self._revealed_made: dict[tuple[int, TaskSpec | None], Json | None] = {}
         self._legal: dict[tuple[int, int, int | None, str], list[list[Any]]] = {}
         #: While the pending placement is taken back (:meth:`_as_before_pending`).
         self._pending_hidden = False
@@ -471,7 +474,7 @@ class GameSession:
         self.version += 1
         self.epoch += 1
         self._areas.clear()
-        self._tiles.clear()
+        self._made.clear()
         self._logs.clear()
         self._log_cursor = None
         self._legal.clear()
@@ -515,10 +518,10 @@ class GameSession:
         key = (index, len(area.placed), self.state.is_over)
         parts = self._areas.get(key)
         if parts is None:
-            while len(self._tiles) <= index:
-                self._tiles.append([])
+            while len(self._made) <= index:
+                self._made.append(Made())
             pad = SCORERS[self.mode](area)
-            parts = (area_json(area, self._tiles[index]), pad, pad_json(pad))
+            parts = (area_json(area, self._made[index]), pad, pad_json(pad))
             for old in [k for k in self._areas if k[0] == index and k[1] < key[1] - 1]:
                 del self._areas[old]
             self._areas[key] = parts
@@ -595,10 +598,26 @@ class GameSession:
         return doc
 
     def _seats_json(self) -> list[Json]:
-        return [
-            {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
-            for i, s in enumerate(self.seats)
-        ]
+        key = tuple((s.name, s.kind, s.player, s.claimed) for s in self.seats)
+        if self._seats_made is None or self._seats_made[0] != key:
+            described = [
+                {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
+                for i, s in enumerate(self.seats)
+            ]
+            self._seats_made = (key, described)
+        return self._seats_made[1]
+
+    def _revealed_json(self, revealed: Revealed | None) -> Json | None:
+        """A revealed tile's description (made once per tile and task)."""
+        if revealed is None:
+            return None
+        key = (revealed.tile_id, revealed.task)
+        described = self._revealed_made.get(key)
+        if described is None:
+            if len(self._revealed_made) > 16:
+                self._revealed_made.clear()
+            described = self._revealed_made[key] = revealed_json(revealed)
+        return described
 
     def _describe(self) -> Json:
         state = self.state
@@ -626,7 +645,7 @@ class GameSession:
             out["scores"].append(pad)
         seat_players = [self.player_of[seat] for seat in range(len(self.seats))]
         if isinstance(state, HeadToHeadState):
-            out["revealed"] = [revealed_json(state.revealed(p)) for p in seat_players]
+            out["revealed"] = [self._revealed_json(state.revealed(p)) for p in seat_players]
             left = state.stacks_left(0)
             out["left"] = [list(left[p]) for p in seat_players]
             tiles = state.game.tileset.tiles
@@ -635,7 +654,7 @@ class GameSession:
                 out["pool"] = [self._face(i) for i in state.pool]
                 out["flags"] = [[face_json(tiles[i]) for i in state.flags[p]] for p in seat_players]
         else:
-            out["revealed"] = [revealed_json(state.revealed)]
+            out["revealed"] = [self._revealed_json(state.revealed)]
             out["left"] = [[state.task_tiles_left(), state.landscapes_left()]]
         if isinstance(state, DuelState) and state.turns:
             aside = state.turns[-1].set_aside

@@ -13,6 +13,7 @@ same); nothing reads a stack, the removed tiles or a marker pile.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from dorf.formats.notation import task_document
@@ -100,38 +101,66 @@ def tile_json(tile: PlacedTile, number: int, task_index: int | None) -> Json:
     return out
 
 
-def area_json(area: PlayArea, made: list[Json] | None = None) -> Json:
-    """The tiles in order of placement, every task with its status, open tasks with their figures.
+@dataclass
+class Made:
+    """Descriptions of an area's parts that never change once made, kept between versions: the
+    placed tiles (in order of placement), and the finished tasks and closed flag territories
+    (by task index, by the flag tile's index), each with the number of tiles placed when it was
+    found final (an area seen with fewer, as before a pending placement, does not use it).
+    After an undo the caller starts a new one."""
 
-    ``made``, if given, holds the descriptions of tiles made before (in order of placement):
-    they are used again, and the new ones added to it.  A placed tile never changes; after an
-    undo the caller starts a new list."""
-    made = [] if made is None else made
+    tiles: list[Json] = field(default_factory=list)
+    tasks: dict[int, tuple[int, Json]] = field(default_factory=dict)
+    flags: dict[int, tuple[int, Json]] = field(default_factory=dict)
+
+
+def area_json(area: PlayArea, made: Made | None = None) -> Json:
+    """The tiles in order of placement, every task with its status, open tasks with their figures,
+    every flag with its territory's figures (and cells, once closed).
+
+    ``made``, if given, holds what was described before and does not change: it is used again,
+    and what is new and final is added to it."""
+    made = Made() if made is None else made
     count = len(area.placed)
-    if len(made) < count:
+    tiles = made.tiles
+    if len(tiles) < count:
         index_of = {id(task): i for i, task in enumerate(area.tasks)}
-        for n in range(len(made), count):
+        for n in range(len(tiles), count):
             tile = area.placed[n]
-            made.append(tile_json(tile, n + 1, None if tile.task is None else index_of[id(tile.task)]))
-    tiles = made[:count]
+            tiles.append(tile_json(tile, n + 1, None if tile.task is None else index_of[id(tile.task)]))
+    tasks = []
+    for i, task in enumerate(area.tasks):
+        final = made.tasks.get(i)
+        if final is not None and final[0] <= count:
+            described = final[1]
+        else:
+            described = task_json(area, task, i)
+            if task.status is not OPEN:
+                made.tasks[i] = (count, described)
+        tasks.append(described)
     flags = []
-    flagged = [tile for tile in area.placed if tile.flag is not None]
-    for tile, (size, open_edges) in zip(flagged, area.flag_figures(), strict=True):
-        flag: Json = {
-            "at": hex_json(tile.at),
-            "letter": tile.flag,
-            "size": size,
-            "closed": open_edges == 0,
-            "open_edges": open_edges,
-        }
-        if open_edges == 0:  # a closed territory is drawn whole: its cells
-            group = area.group(tile.at, tile.flag or "")
-            assert group is not None
-            flag["cells"] = [hex_json(cell) for cell in group.cells]
+    flagged = [(n, tile) for n, tile in enumerate(area.placed) if tile.flag is not None]
+    for (n, tile), (size, open_edges) in zip(flagged, area.flag_figures(), strict=True):
+        final = made.flags.get(n)
+        if final is not None and final[0] <= count:
+            flag = final[1]
+        else:
+            flag = {
+                "at": hex_json(tile.at),
+                "letter": tile.flag,
+                "size": size,
+                "closed": open_edges == 0,
+                "open_edges": open_edges,
+            }
+            if open_edges == 0:  # a closed territory is drawn whole, and never changes again
+                group = area.group(tile.at, tile.flag or "")
+                assert group is not None
+                flag["cells"] = [hex_json(cell) for cell in group.cells]
+                made.flags[n] = (count, flag)
         flags.append(flag)
     return {
-        "tiles": tiles,
-        "tasks": [task_json(area, task, i) for i, task in enumerate(area.tasks)],
+        "tiles": tiles[:count],
+        "tasks": tasks,
         "flags": flags,
         "longest_river": area.longest_river,
         "longest_track": area.longest_track,
