@@ -50,11 +50,12 @@ def same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and bool(a == b))
 
 
-def diff(old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
-    """The operations that turn the object ``old`` into ``new`` (neither is changed).
-    ValueError if a changed key holds a ``/`` at the root (it cannot be named in a path)."""
+def diff(old: dict[str, Any], new: dict[str, Any], path: str = "") -> list[Op]:
+    """The operations that turn the object ``old`` into ``new`` (neither is changed); with
+    ``path``, the two are the objects at that path of a larger document.  ValueError if a changed
+    key holds a ``/`` at the root (it cannot be named in a path)."""
     ops: list[Op] = []
-    _diff_dict(old, new, "", ops)
+    _diff_dict(old, new, path, ops)
     return ops
 
 

@@ -669,6 +669,7 @@ class Hub:
         """Tell every client of the game what changed in its view: a delta from the description
         it has (one diff per pair of views), or the whole state if it has none."""
         made: dict[tuple[int, int], str] = {}
+        game_ops: dict[tuple[int, int], list[list[Any]]] = {}  # the game's part, once per pair of views
         for conn in list(game.connections):
             old = conn.doc
             new = self.document(game, conn.seats)
@@ -681,7 +682,12 @@ class Hub:
             text = made.get(key)
             if text is None:
                 try:
-                    ops = diff(old, new)
+                    pair = (id(old["game"]), id(new["game"]))
+                    ops = game_ops.get(pair)
+                    if ops is None:
+                        ops = game_ops[pair] = diff(old["game"], new["game"], "game")
+                    if old["you"] is not new["you"]:
+                        ops = ops + diff(old["you"], new["you"], "you")
                 except ValueError:
                     self.send_state(game, conn)
                     continue
