@@ -62,3 +62,17 @@ def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
         yield name
     finally:
         use_backend(previous)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A database file of the test's own (the server's and the campaigns' tests)."""
+    return tmp_path / "dorf.sqlite3"
+
+
+@pytest.fixture
+def quick_coach(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coach behind hints at a tiny budget, for tests of who gets a hint, not of the advice."""
+    from dorf.server import hints
+
+    monkeypatch.setattr(hints, "HINT_PLAYER", "planner:1")

@@ -14,12 +14,6 @@ from dorf.formats.record import replay_record
 from dorf.server.protocol import MAX_BODY, MAX_MESSAGE
 from test_server_helpers import create, legal_move, play_out, served, socket, until
 
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
 # --- pages and creating games ---------------------------------------------------------
 
 

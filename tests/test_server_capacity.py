@@ -25,11 +25,6 @@ from test_server_helpers import Socket, create, legal_move, play_out, served, so
 T = TypeVar("T")
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
 def health(client: Any) -> dict[str, Any]:
     result: dict[str, Any] = client.get("/api/health").json()
     return result

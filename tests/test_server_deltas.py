@@ -27,11 +27,6 @@ from test_server_helpers import Socket, create, legal_move, served, socket
 Json = dict[str, Any]
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
 VIEWS: tuple[frozenset[int], ...] = (frozenset(), frozenset({0}), frozenset({1}), frozenset({0, 1}))
 
 

@@ -31,11 +31,6 @@ from test_server_helpers import Socket, create, legal_move, served, socket
 Json = dict[str, Any]
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
 def from_address(client: TestClient, host: str) -> TestClient:
     """Another client of the same running app (the same event loop), seen as coming from ``host``."""
     other = TestClient(client.app, client=(host, 50000))

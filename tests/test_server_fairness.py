@@ -21,7 +21,6 @@ from dorf.campaign import CampaignError
 from dorf.campaign.store import read_finished_record
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
-from dorf.server import hints
 from dorf.server.app import create_app
 from dorf.server.hub import ServerConfig
 from test_server_helpers import Json, Socket, create, legal_move, play_out, served, socket
@@ -29,16 +28,7 @@ from test_server_helpers import Json, Socket, create, legal_move, play_out, serv
 #: The header that tells :func:`served_from` which address a request comes from.
 ADDRESS = "x-test-address"
 
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
-@pytest.fixture(autouse=True)
-def quick_coach(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hint's coach at a tiny budget: these tests check who gets a hint, not the advice."""
-    monkeypatch.setattr(hints, "HINT_PLAYER", "planner:1")
+pytestmark = pytest.mark.usefixtures("quick_coach")  # checks who gets a hint, not the advice
 
 
 @contextmanager

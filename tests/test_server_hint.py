@@ -6,19 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dorf.server import hints
 from test_server_helpers import create, served
 
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
-@pytest.fixture(autouse=True)
-def quick_coach(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hint's coach at a tiny budget: these tests check the route, not the advice."""
-    monkeypatch.setattr(hints, "HINT_PLAYER", "planner:1")
+pytestmark = pytest.mark.usefixtures("quick_coach")  # checks the route, not the advice
 
 
 def test_the_levels_are_listed_with_their_labels_and_figures(db: Path) -> None:

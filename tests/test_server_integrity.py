@@ -17,12 +17,6 @@ from dorf.formats.record import replay_record
 from dorf.server import hub
 from test_server_helpers import Json, create, legal_move, play_out, served, socket
 
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
-
-
 # --- 1. a laid tile stays, unless the game is a practice game ----------------------------------
 
 

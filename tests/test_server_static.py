@@ -6,15 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from dorf.server.assets import web_root
 from test_server_helpers import served
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "dorf.sqlite3"
 
 
 def test_static_files_are_gzipped_for_a_browser_that_takes_it(db: Path) -> None:

@@ -216,3 +216,17 @@ def test_each_page_loads_only_the_modules_it_uses(server_url: str, pages: Pages)
     assert "game.js" not in loaded["/"] and "board.js" not in loaded["/"] and "lobby.js" in loaded["/"]
     assert "game.js" not in loaded["/replay"] and "replay.js" in loaded["/replay"]
     assert not pages.errors, pages.errors
+
+
+def test_the_seed_is_not_offered_with_an_online_seat(server_url: str, pages: Pages) -> None:
+    page = pages.new()
+    page.goto(server_url + "/")
+    page.locator("label.mode", has_text="The Duel").click()
+    page.locator("details summary").click()
+    assert page.locator("#seed").is_enabled()
+    page.locator(".seat-kind").nth(1).select_option("online")
+    assert page.locator("#seed").is_disabled()
+    assert page.locator("#seed").get_attribute("placeholder") == "drawn by the server"
+    page.locator(".seat-kind").nth(1).select_option("here")
+    assert page.locator("#seed").is_enabled()
+    assert not pages.errors, pages.errors

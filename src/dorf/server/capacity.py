@@ -8,6 +8,10 @@ and prints one line per figure and a JSON line:
   ``--games`` games are created over HTTP (a third of each mode, one move
   each), and again after ``--settle`` seconds without use; the growth divided
   by the number of games is the memory each game costs the server.
+- ``live``: the memory of games held in memory: ``--games`` games (default
+  90, a third of each mode, two seats each) played to the end by the load
+  benchmark's clients (``dorf.server.loadtest``), then the growth of the
+  server's resident memory divided by the number of games.
 - ``startup``: a database with ``--games`` unfinished games (three games of
   ten-odd moves, one of each mode, played through the server and copied row
   by row), then the time from starting ``dorf serve`` until it answers
@@ -172,14 +176,19 @@ def _first_move(base: str, game_id: str, mode: str, token: str) -> None:
 # --- memory ------------------------------------------------------------------------------------
 
 
+def _warm_up(base: str) -> None:
+    """A game of every mode with a move each: the code and tile sets are loaded before measuring."""
+    for mode in MODES:
+        made = _post(base + "/api/games", {"mode": mode, "seats": _seats(mode)})
+        _first_move(base, made["id"], mode, made["tokens"]["0"])
+    time.sleep(1)
+
+
 def memory(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     options = ["--ai-workers", "0", "--ai-delay", "0"]
     with server(folder / "memory.sqlite3", args.src, options, {"--create-limit": "0"}) as running:
         base = running.base
-        for mode in MODES:  # warm up: every mode's code and tile set loaded once
-            made = _post(base + "/api/games", {"mode": mode, "seats": _seats(mode)})
-            _first_move(base, made["id"], mode, made["tokens"]["0"])
-        time.sleep(1)
+        _warm_up(base)
         before = rss_kib(running.pid)
         started = time.perf_counter()
         for number in range(args.games):
@@ -200,6 +209,34 @@ def memory(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "settle_s": args.settle,
         "kib_per_game": round((after - before) / args.games, 1),
         "kib_per_game_settled": round((settled - before) / args.games, 1),
+    }
+
+
+def live(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """Memory per game in memory: ``--games`` games (a third of each mode, two seats each) played
+    to the end by the load benchmark's clients, all held in memory afterwards."""
+    from dorf.server.loadtest import run
+
+    options = ["--ai-workers", "0", "--ai-delay", "0", "--games-in-memory", str(args.games + 10)]
+    optional = {"--create-limit": "0", "--max-connections-per-address": "0"}
+    with server(folder / "live.sqlite3", args.src, options, optional) as running:
+        base = running.base
+        _warm_up(base)
+        before = rss_kib(running.pid)
+        figures, elapsed = asyncio.run(run(base, args.games, 2 * args.games, 300.0, 1))
+        time.sleep(1)
+        after = rss_kib(running.pid)
+        held = _get(base + "/api/health")["games"]
+    return {
+        "scenario": "live",
+        "games": args.games,
+        "games_finished": figures.finished,
+        "moves": len(figures.moves),
+        "games_in_memory": held,
+        "play_s": round(elapsed, 1),
+        "rss_before_mib": round(before / 1024, 1),
+        "rss_after_mib": round(after / 1024, 1),
+        "kib_per_live_game": round((after - before) / args.games, 1),
     }
 
 
@@ -376,7 +413,7 @@ def thinking(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     }
 
 
-SCENARIOS = {"memory": memory, "startup": startup, "thinking": thinking}
+SCENARIOS = {"memory": memory, "live": live, "startup": startup, "thinking": thinking}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -385,14 +422,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     parser.add_argument("--src", default=None, metavar="DIR", help="run the server from this source tree")
-    parser.add_argument("--games", type=int, default=None, help="memory: 1000 games; startup: 3000 games")
+    parser.add_argument(
+        "--games", type=int, default=None, help="memory: 1000 games; live: 90; startup: 3000 games"
+    )
     parser.add_argument("--settle", type=float, default=70.0, help="memory: seconds without use (default 70)")
     parser.add_argument("--moves", type=int, default=None, help="startup: moves per game (12); thinking: 3")
     parser.add_argument("--busy", type=int, default=10, help="thinking: busy games (default 10)")
     parser.add_argument("--limit", type=float, default=400.0, help="thinking: seconds at most (default 400)")
     args = parser.parse_args(argv)
     if args.games is None:
-        args.games = 3000 if args.scenario == "startup" else 1000
+        args.games = {"startup": 3000, "live": 90}.get(args.scenario, 1000)
     if args.moves is None:
         args.moves = 12 if args.scenario == "startup" else 3
     if not 3 <= args.games <= 10_000 or not 1 <= args.moves <= 40 or not 0 <= args.busy <= 20:

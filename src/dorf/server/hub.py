@@ -1,8 +1,9 @@
 """The games the server holds, who is connected to them, and the computer seats.
 
 :class:`Hub` is the server without HTTP: create a game, join a seat, check a
-seat token, make a move (checked, written to the database, then told to every
-client of the game), undo in practice games, and let computer seats think.
+seat token, make a move (checked, made, told to every client of the game as a
+delta of its own view, then written behind), undo in practice games, and let
+computer seats think.
 
 - **Memory.** Only games in use are in memory.  A game is read from the
   database and replayed when someone asks for it (nothing is read at start, so
@@ -12,9 +13,13 @@ client of the game), undo in practice games, and let computer seats think.
   first).  A game of computers that nobody watches stops thinking when it
   leaves, and goes on when someone opens it again.
 - **The database** is used from one thread of its own: the event loop never
-  waits for a write (a locked file holds up only the moves waiting to be
-  written).  A move is written before anyone hears of it; moves of one game
-  are made one at a time (:attr:`Game.lock`).
+  waits for it.  Moves are written behind, many in one transaction
+  (:mod:`dorf.server.writer`): ``ok`` when made, ``saved`` when stored; a
+  locked file holds up no move of a game in memory, for a while.  Moves of one
+  game are made one at a time (:attr:`Game.lock`).
+- **Deltas.**  Each client holds the description of the game it was last sent
+  (:attr:`Connection.doc`); after a change it gets what changed
+  (:mod:`dorf.server.delta`), a whole state only on connecting or asking.
 - **Computer seats** think in :class:`~dorf.server.workers.ThinkPool`, with a
   time cap; a move that cannot be stored is tried again, a little later each
   time.  The coach's hints and the replays of records are computed there too

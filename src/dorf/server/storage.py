@@ -2,10 +2,11 @@
 
 A game is stored as what determines it: mode, tile set, seed (and whether
 its creator chose it), who starts, whether it is a practice game, its seats,
-and its decisions in order, each written in its own transaction before anyone
-hears of it.  The server reads a game when someone asks for it and replays it
-(the engine replays exactly), so a restart resumes each game where it stood
-and a crash loses at most the move being made.  A finished game never changes:
+and its decisions in order, written by :mod:`dorf.server.writer` (the changes
+of many games in one transaction, :meth:`Storage.write_changes`).  The server
+reads a game when someone asks for it and replays it (the engine replays
+exactly), so a restart resumes each game where it stood, with every change
+acknowledged as saved.  A finished game never changes:
 a decision for it, or taking one back, is refused here too.
 
 Seat tokens and invitation codes are stored as SHA-256 hashes only.  A game

@@ -95,6 +95,8 @@ export function lobbyPage(root) {
     firstBox.classList.toggle("hidden", seats.length < 2);
     if (seats.length < 2) {
       practiceBox.disabled = false;
+      seed.disabled = false;
+      seed.placeholder = "random";
       return;
     }
     const label = (i) => seats[i].name.trim() || `Player ${i + 1}`;
@@ -106,6 +108,9 @@ export function lobbyPage(root) {
     practiceBox.disabled = online;
     practiceBox.closest("label")?.classList.toggle("disabled", online);
     practiceBox.title = online ? "A practice game is played at one screen (no online seat)" : "";
+    // Whoever chose the seed would know every tile: with an online seat the server draws it.
+    seed.disabled = online;
+    seed.placeholder = online ? "drawn by the server" : "random";
   }
 
   async function submit(event) {
@@ -121,7 +126,7 @@ export function lobbyPage(root) {
       practice: practice && !practiceBox.disabled,
     };
     if (seats.length > 1) body.first = first;
-    if (seed.value.trim()) body.seed = Number(seed.value);
+    if (seed.value.trim() && !seed.disabled) body.seed = Number(seed.value);
     start.disabled = true;
     try {
       const made = await api("POST", "/api/games", body);
@@ -148,7 +153,8 @@ export function lobbyPage(root) {
     el("div", { class: "options" },
       firstBox,
       el("label", { class: "toggle", for: "practice" }, practiceBox, "Practice (undo allowed)")),
-    el("details", {}, el("summary", {}, "More"), el("label", { for: "seed" }, "Seed of the shuffle "), seed),
+    el("details", {}, el("summary", {}, "More"), el("label", { for: "seed" }, "Seed of the shuffle "), seed,
+      el("p", { class: "note" }, "A game of a chosen seed does not go into a campaign; with an online seat the server draws the seed.")),
     el("div", { class: "actions" }, start));
 
   put(root, el("div", { class: "lobby" },
