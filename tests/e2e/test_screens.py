@@ -4,6 +4,7 @@ taps only, the Duel's two areas side by side, the draft by taps, and the small t
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import sqlite3
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import PHONE, WIDE, Pages, start_from_lobby, version, wait_version_after
 from dorf.server.screenshots import free_port, running_server
@@ -518,4 +520,72 @@ def test_only_a_practice_game_offers_undo_and_says_it_is_one(server_url: str, pa
     wait_version_after(page, old)
     assert page.locator(".ground > g").count() == 0
     assert page.locator("#turn-line").inner_text() == "Bob: your turn"
+    assert not pages.errors, pages.errors
+
+
+def test_a_move_is_shown_at_once_and_saving_until_the_database_takes_it(tmp_path: Path, pages: Pages) -> None:
+    db = tmp_path / "dorf.sqlite3"
+    with running_server(db) as server:
+        made = create(server.url, {"mode": "coop", "seats": [{"kind": "here"}]})
+        page = pages.wide()
+        page.goto(f"{server.url}/game/{made['id']}#t={made['tokens']['0']}")
+        page.locator(".legal-cell").first.wait_for()
+        lock = sqlite3.connect(db, isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")  # another program holds the database for a while
+        try:
+            old, tiles = version(page), page.locator(".ground > g").count()
+            cell = page.locator(".legal-cell").first
+            cell.click()
+            cell.click()
+            wait_version_after(page, old, limit=2.0)  # the move is made and shown at once
+            page.wait_for_function("document.getElementById('status').textContent === 'saving…'")
+            assert page.evaluate("document.body.dataset.saved") == "0"
+            assert page.locator(".ground > g").count() == tiles + 1
+        finally:
+            lock.execute("COMMIT")
+            lock.close()
+        page.wait_for_function("document.body.dataset.saved === '1'", timeout=15_000)
+        assert page.locator("#status").inner_text() == "connected"
+    assert not pages.errors, pages.errors
+
+
+def test_a_whole_head_to_head_game_on_a_phone_through_deltas(server_url: str, pages: Pages) -> None:
+    made = create(
+        server_url,
+        {"mode": "head-to-head", "seats": [{"kind": "here"}, {"kind": "computer", "player": "random"}]},
+    )
+    page = open_game(pages, server_url, made, phone=True)
+    rng = random.Random(6)
+    decisions = 0
+    while page.evaluate("document.body.dataset.over") != "1":
+        page.wait_for_function("document.body.dataset.mine === '1' || document.body.dataset.over === '1'")
+        if page.evaluate("document.body.dataset.over") == "1":
+            break
+        old = version(page)
+        if page.evaluate("document.body.dataset.phase") == "draft":
+            tiles = page.locator("#draft-pool button.pool-tile")
+            tile = tiles.nth(rng.randrange(tiles.count()))
+            tile.tap()  # shown large
+            page.locator("#bar-place").tap()  # taken
+        else:
+            for _ in range(5):  # a tap while the board redraws (the computer placed) may miss: again
+                if version(page) != old:  # a second tap on a chosen cell placed it
+                    break
+                cells = tappable_cells(page)
+                x, y = cells[rng.randrange(len(cells))]
+                page.touchscreen.tap(x, y)
+                with contextlib.suppress(PlaywrightTimeout):
+                    page.locator(".ghost.selected").wait_for(timeout=2000)
+                    page.locator("#bar-place").tap()
+                    break
+        wait_version_after(page, old)
+        decisions += 1
+        assert decisions < 200
+    page.locator("#score-pad").wait_for()
+    assert "Mountains/lakes" in page.locator("#score-pad").inner_text()
+    shown = page.locator(".ground > g").count()
+    page.goto(page.url)  # a page opened now, from the whole state, shows what the deltas built
+    page.locator("#score-pad").wait_for()
+    assert page.locator(".ground > g").count() == shown
+    no_sideways_scroll(page)
     assert not pages.errors, pages.errors

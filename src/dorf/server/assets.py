@@ -128,3 +128,17 @@ def headers_for(asset: Asset, built: bool, gzipped: bool) -> dict[str, str]:
     if gzipped:
         out["Content-Encoding"] = "gzip"
     return out
+
+
+def main() -> None:
+    """``python -m dorf.server.assets``: each file's size as it is and gzipped, and the build."""
+    assets = Assets.from_package()
+    for name, asset in sorted(assets.files.items()):
+        print(f"{name:<16} {len(asset.body):>7} bytes  {len(asset.gzipped):>6} gzipped")
+    plain = sum(len(a.body) for a in assets.files.values())
+    zipped = sum(len(a.gzipped) for a in assets.files.values())
+    print(f"{'all':<16} {plain:>7} bytes  {zipped:>6} gzipped  (build {assets.build})")
+
+
+if __name__ == "__main__":
+    main()

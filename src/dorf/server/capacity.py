@@ -49,6 +49,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dorf.server.delta import follow
 from dorf.server.loadtest import _free_port, _post, _wait_healthy
 
 MODES = ("coop", "duel", "head-to-head")
@@ -255,8 +256,7 @@ def _play_template(base: str, mode: str, moves: int) -> str:
         made_moves = 0
         while made_moves < moves:
             message = json.loads(ws.recv(timeout=30))
-            if message["type"] == "state":
-                state = message
+            state = follow(state or None, message) or {}
             if message.get("id") not in ("hello", made_moves) or not state:
                 continue
             game = state["game"]
@@ -359,9 +359,8 @@ async def _probe(base: str, moves: int, limit: float) -> list[float]:
             welcome = welcome or message["type"] == "welcome"
             if message["type"] == "ok" and awaiting and sent_at is None:
                 sent_at = time.perf_counter()  # the person's move is answered: the computer's turn
-            if message["type"] == "state":
-                state = message
-            if message["type"] not in ("state", "welcome") or not welcome or not state:
+            state = follow(state or None, message) or {}
+            if message["type"] not in ("state", "delta", "welcome") or not welcome or not state:
                 continue
             game = state["game"]
             if awaiting and sent_at is not None and game["turn"] >= wanted:

@@ -208,3 +208,22 @@ def _set(parent: Any, key: str, value: Any) -> None:
         parent[key] = value
     else:
         raise ValueError(f"{key!r} is below a value, not an object or a list")
+
+
+def follow(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any] | None:
+    """What a client holds after a server message: a ``state`` replaces it, a ``delta`` changes
+    it (ValueError if the delta starts from another version), anything else leaves it.
+
+    >>> state = {"type": "state", "you": {"seats": []}, "game": {"version": 1, "turn": 1}}
+    >>> follow(state, {"type": "delta", "from": 1, "version": 2,
+    ...                "ops": [["s", "game/version", 2], ["s", "game/turn", 2]]})["game"]
+    {'version': 2, 'turn': 2}
+    """
+    kind = message.get("type")
+    if kind == "state":
+        return message
+    if kind != "delta":
+        return state
+    if state is None or state["game"].get("version") != message.get("from"):
+        raise ValueError("a delta from a version this client does not hold: ask for the state (sync)")
+    return {"type": "state", **patch({"you": state["you"], "game": state["game"]}, message["ops"])}
