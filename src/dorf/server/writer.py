@@ -39,6 +39,9 @@ log = logging.getLogger("dorf.server")
 
 #: Changes of one game that may wait to be written; beyond that its moves are refused.
 MAX_UNSAVED = 256
+#: How long the writer lets changes gather before one transaction writes them all, in seconds:
+#: at a person's pace one transaction a move would cost more than the rest of the move.
+GATHER = 0.02
 #: The longest pause between two tries of a write the database refused, in seconds.
 MAX_PAUSE = 2.0
 
@@ -83,6 +86,8 @@ class Writer:
         self._saved = saved
         self._lost = lost
         self.grace = grace
+        #: Seconds the writer waits for more changes before it writes (one transaction for all).
+        self.gather = GATHER
         self._queue: deque[Change] = deque()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -145,6 +150,7 @@ class Writer:
         pause = 0.05
         while True:
             await self._wake.wait()
+            await asyncio.sleep(self.gather)  # let the changes of the next moments join this write
             self._wake.clear()
             while self._queue:
                 batch = list(self._queue)
