@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
+import operator
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -211,6 +213,7 @@ class GameSession:
         self._faces: dict[int, Json] = {}
         self._seats_made: tuple[tuple[tuple[str, str, str | None, bool], ...], list[Json]] | None = None
         self._revealed_made: dict[tuple[int, TaskSpec | None], Json | None] = {}
+        self._owned_made: dict[tuple[int, int], list[Json]] = {}
         self._legal: dict[tuple[int, int, int | None, str], list[list[Any]]] = {}
         #: While the pending placement is taken back (:meth:`_as_before_pending`).
         self._pending_hidden = False
@@ -285,7 +288,11 @@ class GameSession:
         state = self.state
         if isinstance(state, CoopState):
             return () if state.is_over else (self.order[state.player],)
-        return tuple(sorted(self.order[p] for p in state.to_move()))
+        cache = self._fresh()
+        seats: tuple[int, ...] | None = cache.get("waiting")
+        if seats is None:
+            seats = cache["waiting"] = tuple(sorted(self.order[p] for p in state.to_move()))
+        return seats
 
     def pending_seat(self) -> int | None:
         """The seat whose latest placement the other seat may not see yet (the Duel, Head to
@@ -369,10 +376,10 @@ class GameSession:
                         moves = state.legal_moves(self.player_of[seat])
                     # The engine's (cell, rotation) moves, in the order of legal_placements (by
                     # cell: row, then column; then rotation), grouped by cell.
-                    cells: dict[int, list[int]] = {}
-                    for cell, rot in sorted(moves):
-                        cells.setdefault(cell, []).append(rot)
-                    found = [[*_qr(cell), rots] for cell, rots in cells.items()]
+                    found = [
+                        [*_qr(cell), [rot for _, rot in same_cell]]
+                        for cell, same_cell in itertools.groupby(sorted(moves), key=_first)
+                    ]
                     if len(self._legal) > 8:
                         self._legal.clear()
                     self._legal[lasting] = found
@@ -478,6 +485,7 @@ class GameSession:
         self._logs.clear()
         self._log_cursor = None
         self._legal.clear()
+        self._owned_made.clear()
         self._open = None
 
     # --- what a seat may see ----------------------------------------------------------
@@ -526,6 +534,15 @@ class GameSession:
                 del self._areas[old]
             self._areas[key] = parts
         return parts
+
+    def _owned(self, state: HeadToHeadState, player: int) -> list[Json]:
+        """The tiles ``player`` took in the draft (one list while it does not grow)."""
+        owned = state.owned[player]
+        key = (player, len(owned))
+        made = self._owned_made.get(key)
+        if made is None:
+            made = self._owned_made[key] = [self._face(i) for i in owned]
+        return made
 
     def _face(self, tile_id: int) -> Json:
         """A tile of the set as the draft shows it (made once per tile)."""
@@ -649,7 +666,7 @@ class GameSession:
             left = state.stacks_left(0)
             out["left"] = [list(left[p]) for p in seat_players]
             tiles = state.game.tileset.tiles
-            out["owned"] = [[self._face(i) for i in state.owned[p]] for p in seat_players]
+            out["owned"] = [self._owned(state, p) for p in seat_players]
             if state.phase == DRAFT:
                 out["pool"] = [self._face(i) for i in state.pool]
                 out["flags"] = [[face_json(tiles[i]) for i in state.flags[p]] for p in seat_players]
@@ -859,6 +876,9 @@ class GameSession:
             "score": [before_pad.total, after_pad.total],
             "score_changes": score_changes,
         }
+
+
+_first = operator.itemgetter(0)
 
 
 @functools.lru_cache(maxsize=4096)
