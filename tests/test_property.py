@@ -23,7 +23,7 @@ from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import Hex, cell_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
 from dorf.rules.tasks import DOUBLE_PAIRS, TaskSpec
-from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, areas
 from reference import TASK_LETTERS, RefBoard, RefTask, RefTile, task_letters
 
 pytestmark = pytest.mark.slow
@@ -129,6 +129,10 @@ def check_area(area: PlayArea, ref: RefBoard) -> tuple[Any, ...]:
         one = area.group(at, letter)
         assert one is not None
         assert (one.size, one.open_edges, frozenset(one.cells)) == (g.size, g.open_edges, g.cells)
+    if area.placed:  # several groups at once, in one pass: the same as one at a time
+        last = area.placed[-1]
+        letters = [letter for letter, _ in areas(last.edges)] + ["X"]
+        assert area.groups_through(last.at, letters) == [area.group(last.at, x) for x in letters]
     return expected
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, product
@@ -548,6 +548,24 @@ class PlayArea:
         """The territory (river, track, ...) through the ``letter`` area of the tile at ``at``."""
         root = self._root(cell_of(*at), AREA_INDEX[letter])
         return None if root < 0 else self._describe(root)
+
+    def groups_through(self, at: Hex, letters: Iterable[str]) -> list[Group | None]:
+        """:meth:`group` for several areas of the tile at ``at`` (None where it has no such area),
+        their tiles found in one pass over the placed tiles instead of one pass each."""
+        cell = cell_of(*at)
+        roots = [self._root(cell, AREA_INDEX[letter]) for letter in letters]
+        members: dict[int, list[Hex]] = {root: [] for root in roots if root >= 0}
+        if not members:
+            return [None] * len(roots)
+        indexes = sorted({root % _NODE for root in members} | {FLAG_EDGE})
+        for tile in self.placed:  # a tile belongs through its own area or its flag edge
+            here = cell_of(*tile.at)
+            found = {index: self._root(here, index) for index in indexes}
+            flag = found[FLAG_EDGE]
+            for root, tiles in members.items():
+                if found[root % _NODE] == root or flag == root:
+                    tiles.append(tile.at)
+        return [None if root < 0 else self._describe(root, members[root]) for root in roots]
 
     def groups(self, letters: str = AREA_LETTERS) -> list[Group]:
         """Every group of the given letters, in order of first tile placed."""

@@ -838,10 +838,8 @@ class GameSession:
                         }
                     )
             groups = []
-            for letter, _dirs in areas(area.placed[-1].edges):
-                if letter in "LP":
-                    continue
-                group = area.group(placement.at, letter)
+            letters = [letter for letter, _dirs in areas(area.placed[-1].edges) if letter not in "LP"]
+            for group in area.groups_through(placement.at, letters):
                 if group is None:
                     continue
                 groups.append(
