@@ -271,7 +271,11 @@ class GameSession:
 
     @property
     def is_over(self) -> bool:
-        return self.state.is_over
+        cache = self._fresh()
+        over: bool | None = cache.get("over")
+        if over is None:
+            over = cache["over"] = self.state.is_over
+        return over
 
     @property
     def phase(self) -> str:
@@ -678,6 +682,7 @@ class GameSession:
             out["set_aside"] = sorted(self.order[p] for p in (0, 1) if aside[p] and not state.is_over)
         if self.is_over:
             out["seed"] = self.seed
+            out["seed_text"] = str(self.seed)  # exact in JavaScript, which keeps 53 bits of a number
             if self.mode != "coop":
                 out["winner"] = self.winner()
         return out

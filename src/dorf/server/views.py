@@ -13,6 +13,7 @@ same); nothing reads a stack, the removed tiles or a marker pile.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,13 +211,19 @@ PAD_TASK_ORDER = ("forest", "grain", "village", "track", "river", CONNECTION, DO
 FLAG_WORDS = {"forest": "Green", "grain": "Yellow", "village": "Red"}
 
 
-def _task_rows(pad: Pad, types: tuple[str, ...], fields: tuple[str, ...] = ()) -> list[list[Any]]:
+@functools.cache
+def _task_labels(types: tuple[str, ...], fields: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(task type, the pad's label of its row) in the pads' order."""
     ordered = [name for name in PAD_TASK_ORDER if name in types]
     marks = [f" ({field})" for field in fields] or [""] * len(ordered)
-    return [
-        _row(f"{name.capitalize()} tasks{mark}", pad.tasks[name])
-        for name, mark in zip(ordered, marks, strict=True)
-    ]
+    return tuple(
+        (name, f"{name.capitalize()} tasks{mark}") for name, mark in zip(ordered, marks, strict=True)
+    )
+
+
+def _task_rows(pad: Pad, types: tuple[str, ...], fields: tuple[str, ...] = ()) -> list[list[Any]]:
+    tasks = pad.tasks
+    return [[label, tasks[name], ""] for name, label in _task_labels(types, fields)]
 
 
 def pad_rows(pad: Pad) -> list[list[Any]]:
