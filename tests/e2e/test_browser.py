@@ -230,3 +230,59 @@ def test_the_seed_is_not_offered_with_an_online_seat(server_url: str, pages: Pag
     page.locator(".seat-kind").nth(1).select_option("here")
     assert page.locator("#seed").is_enabled()
     assert not pages.errors, pages.errors
+
+
+def test_a_hint_against_the_computer_is_shown_though_the_computer_moved_meanwhile(
+    server_url: str, pages: Pages
+) -> None:
+    import httpx
+
+    # A computer that thinks about a second: its hidden placement comes while the coach thinks.
+    seats = [{"kind": "here"}, {"kind": "computer", "player": "search:1s"}]
+    made = httpx.post(server_url + "/api/games", json={"mode": "head-to-head", "seats": seats}).json()
+    page = pages.wide()
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+    hints = 0
+    while hints < 3:
+        page.wait_for_function("document.body.dataset.mine === '1'")
+        old = version(page)
+        if page.evaluate("document.body.dataset.phase") == "draft":
+            page.locator("#draft-pool button.pool-tile").first.click()
+            wait_version_after(page, old)
+            continue
+        page.locator("#hint-button").click()
+        # The coach thinks for a second or so: the button says so meanwhile, and cannot be pressed twice.
+        assert page.locator("#hint-button").inner_text() in ("Thinking…", "Hint")
+        hint = page.locator("#hint-text")
+        hint.wait_for(timeout=20_000)  # never silently dropped when the computer placed meanwhile
+        assert "bad" not in (hint.get_attribute("class") or ""), hint.inner_text()
+        assert page.locator("#hint-button").inner_text() == "Hint"
+        page.locator(".ghost.selected").wait_for()
+        page.locator("#place-button").click()
+        wait_version_after(page, old)
+        hints += 1
+    assert not pages.errors, pages.errors
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_both_scores_stay_visible_on_a_phone(server_url: str, pages: Pages, size: tuple[int, int]) -> None:
+    import httpx
+
+    seats = [{"kind": "here", "name": "Annemarie-Louise"}, {"kind": "computer", "player": "random"}]
+    made = httpx.post(server_url + "/api/games", json={"mode": "duel", "seats": seats}).json()
+    page = pages.new(*size, touch=True)
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+    page.locator(".area-tabs .tab").first.wait_for()
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('.area-tabs .tab')].map((tab) => {
+            const score = tab.querySelector('.tab-score');
+            const t = tab.getBoundingClientRect(), s = score.getBoundingClientRect();
+            return { tab: [t.left, t.right], score: [s.left, s.right], text: score.textContent };
+        })"""
+    )
+    assert len(boxes) == 2
+    for box in boxes:
+        assert box["text"].strip().startswith("·") and box["text"].strip()[1:].strip().isdigit(), box
+        assert box["tab"][0] <= box["score"][0] and box["score"][1] <= box["tab"][1] + 0.5, box  # not cut
+        assert box["tab"][1] <= size[0] + 0.5, box  # on the screen
+    assert not pages.errors, pages.errors

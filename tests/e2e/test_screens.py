@@ -280,11 +280,15 @@ def test_the_lobby_sends_practice_and_who_starts(server_url: str, pages: Pages) 
         labels = ["random", "greedy", "search 1 s"]
     options = " ".join(page.locator(".seat-kind").nth(1).locator("option").all_inner_texts())
     assert all(f"Computer · {label}" in options for label in labels), options
-    if levels.status_code == 200:  # each level shows what it was measured to do in the Duel
-        shown = [
-            f"Computer · {level['label']} ({level['figures']['duel']})" for level in levels.json()["levels"]
-        ]
-        assert all(text in options for text in shown), (shown, options)
+    if levels.status_code == 200:  # each level says what it was measured to do in the Duel:
+        # in its option's title, and under the seat it plays (a short option fits a phone)
+        shown = [f"{level['label']}: {level['figures']['duel']}" for level in levels.json()["levels"]]
+        titles = (
+            page.locator(".seat-kind").nth(1).locator("option").evaluate_all("(os) => os.map((o) => o.title)")
+        )
+        assert all(text in titles for text in shown), (shown, titles)
+        about = page.locator(".seat-about:not(.hidden)")
+        assert about.count() == 1 and about.inner_text() in shown, about.all_inner_texts()
     assert page.evaluate(
         "import('/static/util.js').then((u) => [u.plural(1, 'mountain'), u.plural(2, 'lake')])"
     ) == [

@@ -70,6 +70,41 @@ class Clause:
         }[self.op]
 
 
+#: How many, in words, by comparison (``{}`` is the number).
+_HOW_MANY = {
+    ">=": "{} or more",
+    "<=": "{} or fewer",
+    "==": "exactly {}",
+    "!=": "other than {}",
+    ">": "more than {}",
+    "<": "fewer than {}",
+}
+#: What a field counts, in words (``{}`` is how many); the fields of the form ``tasks.NAME`` and
+#: ``flags.NAME`` are said in :func:`clause_words`.
+_FIELD_WORDS = {
+    "total": "{} points in total",
+    "tasks": "{} task points",
+    "s1": "{} task points (S1)",
+    "flags": "{} flag points",
+    "s2": "{} points for flags, the longest track and the longest river (S2)",
+    "unlocked": "{} points for unlocked extras (S3)",
+    "s3": "{} points for unlocked extras (S3)",
+    "longest_track": "a longest track of {} tiles",
+    "longest_river": "a longest river of {} tiles",
+    "task_types": "{} task types completed",
+    "flag_colours": "{} flag colours scoring",
+}
+
+
+def clause_words(clause: Clause) -> str:
+    """One clause in words: ``flags.grain >= 10`` is "10 or more points from grain flags"."""
+    how_many = _HOW_MANY[clause.op].format(clause.value)
+    kind, _, name = clause.field.partition(".")
+    if name:
+        return f"{how_many} points from {name} {'tasks' if kind == 'tasks' else 'flags'}"
+    return _FIELD_WORDS.get(clause.field, f"{clause.field} {{}}").format(how_many)
+
+
 @dataclass(frozen=True)
 class Condition:
     """Clauses joined by ``and``, tested on a finished game's pad.
@@ -96,6 +131,18 @@ class Condition:
     @property
     def text(self) -> str:
         return " and ".join(f"{c.field} {c.op} {c.value}" for c in self.clauses)
+
+    @property
+    def words(self) -> str:
+        """The condition as a person reads it (the campaign page shows it).
+
+        >>> Condition.parse("task_types >= 5").words
+        '5 or more task types completed'
+        >>> Condition.parse("longest_river >= 10 and flags.forest < 4").words
+        'A longest river of 10 or more tiles and fewer than 4 points from forest flags'
+        """
+        text = " and ".join(clause_words(c) for c in self.clauses)
+        return text[:1].upper() + text[1:]
 
     def holds(self, pad: ScorePad) -> bool:
         fields = pad_fields(pad)

@@ -274,6 +274,7 @@ class CampaignView:
                     "id": a.id,
                     "name": a.name,
                     "condition": a.condition.text,
+                    "words": a.condition.words,
                     "unlocks": a.unlocks,
                     "game": game,
                 }

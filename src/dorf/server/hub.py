@@ -103,6 +103,29 @@ def draw_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
+#: A seed written as text: the page sends the digits typed (a JavaScript number keeps 53 bits).
+SEED_TEXT = re.compile(r"-?[0-9]{1,19}")
+
+
+def parse_seed(value: Any) -> int:
+    """A chosen seed: a JSON integer, or a string of its decimal digits, within SQLite's integers.
+
+    >>> parse_seed(4988471454571237152), parse_seed("4988471454571237152"), parse_seed(" -7 ")
+    (4988471454571237152, 4988471454571237152, -7)
+    >>> parse_seed("1e3")
+    Traceback (most recent call last):
+    dorf.server.protocol.ProtocolError: seed must be a whole number (a JSON integer or a string of digits)
+    """
+    if isinstance(value, str) and SEED_TEXT.fullmatch(value.strip()):
+        value = int(value.strip())
+    if not is_int(value) or not -MAX_SEED <= value <= MAX_SEED:
+        raise ProtocolError(
+            "bad-message", "seed must be a whole number (a JSON integer or a string of digits)"
+        )
+    seed: int = value
+    return seed
+
+
 @dataclass
 class ServerConfig:
     """How ``dorf serve`` runs (the options of the same names, see ``docs/server.md``)."""
@@ -440,12 +463,8 @@ class Hub:
         mode = data.get("mode", "coop")
         if mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
-        seed = data.get("seed")
-        chosen = seed is not None
-        if seed is None:
-            seed = draw_seed()
-        if not is_int(seed) or not -MAX_SEED <= seed <= MAX_SEED:
-            raise ProtocolError("bad-message", "seed must be a whole number")
+        chosen = data.get("seed") is not None
+        seed = parse_seed(data["seed"]) if chosen else draw_seed()
         practice = data.get("practice", False)
         if not isinstance(practice, bool):
             raise ProtocolError("bad-message", "practice must be true or false")

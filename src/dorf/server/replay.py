@@ -83,6 +83,8 @@ def replay_steps(record: Any) -> Json:
         "mode": mode,
         "players": names,
         "seed": record["seed"],
+        # The same as text: JavaScript keeps 53 bits of a number, a drawn seed has 63.
+        "seed_text": str(record["seed"]),
         "finished": state.is_over,
         "steps": steps,
         "areas": len(_areas(state)),

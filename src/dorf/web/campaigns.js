@@ -69,12 +69,25 @@ async function campaignPage(root, name) {
       el("h2", {}, view.name), el("p", {}, `${totals.games} game${totals.games === 1 ? "" : "s"} · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circle${totals.circles === 1 ? "" : "s"}`),
       el("p", { class: "note" }, `sheet: ${view.sheet}${view.archived ? " · archived" : ""}`), el("a", { href: "/campaigns" }, "All campaigns")),
     recordForm(view.name),
-    el("section", { class: "card" }, el("h3", {}, "Scores"), el("img", { class: "campaign-svg", id: "score-plot", alt: `scores of ${view.name} game by game`, src: `/api/campaigns/${enc}/score.svg?${stamp}` })),
-    el("section", { class: "card" }, el("h3", {}, "Track"), fork, el("img", { class: "campaign-svg", id: "track", alt: `the campaign track of ${view.name}`, src: `/api/campaigns/${enc}/track.svg?${stamp}` })),
+    el("section", { class: "card" }, el("h3", {}, "Scores"), figure("score-plot", `scores of ${view.name} game by game`, `/api/campaigns/${enc}/score.svg?${stamp}`)),
+    el("section", { class: "card" }, el("h3", {}, "Track"), fork, figure("track", `the campaign track of ${view.name}`, `/api/campaigns/${enc}/track.svg?${stamp}`)),
     el("section", { class: "card" }, el("h3", {}, "Games"), view.games.length ? games : el("p", { class: "note" }, "No games yet.")),
     el("section", { class: "card" }, el("h3", {}, "Unlocked"), unlocked,
-      el("h3", {}, "Achievements"), el("ul", {}, view.achievements.map((a) => el("li", { class: a.game ? "done" : "" }, `${a.game ? "✓" : "○"} ${a.name}: ${a.condition}${a.game ? ` (game ${a.game})` : ""}`)))),
+      el("h3", {}, "Achievements"), el("ul", { class: "achievements", id: "achievements" }, view.achievements.map((a) =>
+        // The rule in words ("5 or more task types completed"); as the sheet writes it in the title.
+        el("li", { class: a.game ? "done" : "", title: a.condition },
+          el("span", { class: "mark", "aria-hidden": "true" }, a.game ? "✓" : "○"),
+          el("span", {}, el("b", {}, a.name), a.game ? ` (game ${a.game})` : "", el("br"),
+            el("small", { class: "note" }, a.words || a.condition)))))),
   );
+}
+
+/** A picture of the server's (the score plot, the track): on a phone at its own size, in a box
+ * that scrolls sideways (shrunk to the screen its words would be too small to read). */
+function figure(id, alt, src) {
+  return [el("div", { class: "figure-scroll", tabindex: "0", role: "region", "aria-label": alt },
+    el("a", { href: src, target: "_blank", title: "open the picture on its own" }, el("img", { class: "campaign-svg", id, alt, src }))),
+  el("p", { class: "note figure-tip" }, "Swipe sideways to see all of it, or tap it to open it on its own.")];
 }
 
 function recordForm(name) {

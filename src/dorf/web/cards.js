@@ -89,7 +89,7 @@ export const cardMethods = {
       el("button", { type: "button", title: "Rotate anticlockwise (Shift+R)", "aria-label": "rotate anticlockwise", onclick: () => this.rotateBy(-1) }, "⟲"),
       el("span", { class: "rot-no" }, `rotation ${k}`),
       el("button", { type: "button", id: "rotate-button", title: "Rotate clockwise (R or the mouse wheel)", "aria-label": "rotate clockwise", onclick: () => this.rotateBy(1) }, "⟳"),
-      this.canHint() ? el("button", { type: "button", class: "small secondary", id: "hint-button", title: "Ask the computer for a placement", onclick: () => this.askHint() }, "Hint") : null,
+      this.canHint() ? el("button", { type: "button", class: "small secondary", id: "hint-button", title: "Ask the computer for a placement", disabled: !!this.hintBusy, "aria-busy": String(!!this.hintBusy), onclick: () => this.askHint() }, this.hintBusy ? "Thinking…" : "Hint") : null,
     );
     const keys = el("p", { class: "note keys" }, "R or wheel: turn · N/P: next cell · Enter: place · L: letters");
     const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;

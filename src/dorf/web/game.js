@@ -468,7 +468,11 @@ class GameController {
         class: `tab${this.focus === i ? " active" : ""}${game.waiting.includes(i) ? " waiting" : ""}`,
         role: "tab", "aria-selected": String(this.focus === i), type: "button", "data-area": String(i),
         onclick: () => { this.focus = i; this.userFocus = true; this.selected = null; this.render(); },
-      }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), `${seat.name}${mine ? " (you)" : ""} · ${game.scores[i].total}`);
+        title: `${seat.name}${mine ? " (you)" : ""}: ${game.scores[i].total} points`,
+      }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }),
+      // The name gives way on a narrow screen; the score never does.
+      el("span", { class: "tab-name" }, `${seat.name}${mine ? " (you)" : ""}`),
+      el("span", { class: "tab-score" }, `\u00a0· ${game.scores[i].total}`));
     }));
   }
 
@@ -623,8 +627,22 @@ class GameController {
   /** Ask the server for a hint (a placement, or a pick in the draft) and show it. */
   async askHint() {
     const me = this.actSeat();
-    if (me === null) return;
-    const game = this.game;
+    if (me === null || this.hintBusy) return;
+    // The answer stays good while this seat still places the same tile on the same area: other
+    // seats' moves (a computer's hidden placement) change the game's version, not the question.
+    const asked = this.tileKey;
+    this.hintBusy = true;
+    this.hint = null;
+    this.render();
+    try {
+      await this.fetchHint(me, asked);
+    } finally {
+      this.hintBusy = false;
+      this.render();
+    }
+  }
+
+  async fetchHint(me, asked) {
     const remembered = rememberedGames()[this.id] || {};
     const tokens = remembered.tokens || {};
     const candidates = [tokens[String(me)], ...Object.values(tokens)].filter((t, i, all) => t && all.indexOf(t) === i);
@@ -632,7 +650,11 @@ class GameController {
     for (const token of candidates) {
       try {
         const answer = await api("POST", `/api/games/${encodeURIComponent(this.id)}/hint`, { token, seat: me });
-        this.showHint(answer.hint, game.version);
+        if (this.tileKey !== asked) {
+          this.hint = { error: true, text: "The game moved on while the coach was thinking: ask again." };
+        } else {
+          this.showHint(answer.hint);
+        }
         return;
       } catch (e) {
         error = e;
@@ -641,11 +663,13 @@ class GameController {
     }
     const absent = error && (error.code === "404" || error.code === "405");
     this.hint = { error: true, text: absent ? "Hints are not available on this server." : error ? error.message : "No hint: this screen holds no seat." };
-    this.render();
   }
 
-  showHint(hint, version) {
-    if (!this.game || this.game.version !== version || !hint) return;
+  showHint(hint) {
+    if (!this.game || !hint) {
+      this.hint = { error: true, text: "The coach gave no hint: ask again." };
+      return;
+    }
     this.hint = { ...hint, text: hint.text || "" };
     if (hint.pick !== undefined) this.draftChoice = hint.pick;
     else if (hint.at) {

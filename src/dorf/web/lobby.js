@@ -27,7 +27,7 @@ const ART = {
   "head-to-head": ["PPLLMR", [["P", [0, 1]], ["L", [2, 3]], ["R", [5]]]],
 };
 
-/** The computer levels the server offers, as seat choices: [value, label]. */
+/** The computer levels the server offers, as seat choices: [value, label, its strength in words]. */
 async function computerChoices() {
   try {
     const data = await api("GET", "/api/levels");
@@ -36,7 +36,8 @@ async function computerChoices() {
     // Each level with its measured strength in the chosen game, where the server gives it per game.
     const choices = (mode) => levels.map((l) => {
       const figure = (l.figures && l.figures[mode]) || l.figure;
-      return [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}${figure ? ` (${figure})` : ""}`];
+      // A short label fits a phone's select; its strength is said below the seat (and in the title).
+      return [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}`, figure ? `${l.label || l.name}: ${figure}` : ""];
     });
     const medium = levels.find((l) => l.name === "medium") || levels[Math.min(1, levels.length - 1)];
     return { choices, preferred: `computer:${medium.player ?? medium.name}` };
@@ -56,7 +57,8 @@ export function lobbyPage(root) {
   const modeBox = el("div", { class: "modes", role: "radiogroup", "aria-label": "game" });
   const seatBox = el("div", { class: "seat-list" });
   const firstBox = el("label", { class: "first-choice" });
-  const seed = el("input", { id: "seed", type: "number", placeholder: "random", inputmode: "numeric" });
+  // Text, not a number field: the digits go to the server as typed (a JavaScript number keeps 53 bits).
+  const seed = el("input", { id: "seed", type: "text", placeholder: "random", inputmode: "numeric", pattern: "\\s*-?[0-9]{1,19}\\s*", maxlength: "24", autocomplete: "off", title: "a whole number" });
   const start = el("button", { id: "start", type: "submit", class: "primary" }, "Start the game");
   const practiceBox = el("input", {
     type: "checkbox", id: "practice", checked: practice,
@@ -76,13 +78,21 @@ export function lobbyPage(root) {
     const kinds = [...PEOPLE, ...computers.choices(mode)];
     put(seatBox, ...seats.map((seat, i) => {
       if (!kinds.some(([value]) => value === seat.who)) seat.who = seat.who.startsWith("computer") ? computers.preferred : "here";
-      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; drawFirst(); } },
-        kinds.map(([value, label]) => el("option", { value, selected: value === seat.who }, label)));
+      const about = el("small", { class: "seat-about" });
+      const describe = () => {
+        const strength = (kinds.find(([value]) => value === seat.who) || [])[2] || "";
+        about.textContent = strength;
+        about.classList.toggle("hidden", !strength);
+        select.title = strength;
+      };
+      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; describe(); drawFirst(); } },
+        kinds.map(([value, label, strength]) => el("option", { value, selected: value === seat.who, title: strength || undefined }, label)));
+      describe();
       const name = el("input", { class: "seat-name", "aria-label": `name of seat ${i + 1}`, placeholder: `Player ${i + 1}`, value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; drawFirst(); } });
       const remove = seats.length > spec.seats[0]
         ? el("button", { type: "button", class: "small secondary", "aria-label": `remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); first = 1; drawSeats(); } }, "✕")
         : null;
-      return el("div", { class: "seat-row" }, el("span", { class: "seat-no" }, String(i + 1)), name, select, remove);
+      return el("div", { class: "seat-row" }, el("span", { class: "seat-no" }, String(i + 1)), name, select, remove, about);
     }));
     if (seats.length < spec.seats[1]) {
       seatBox.appendChild(el("button", { type: "button", class: "small secondary", id: "add-seat", onclick: () => { seats.push({ who: "here", name: "" }); drawSeats(); } }, "+ Add a player"));
@@ -126,7 +136,7 @@ export function lobbyPage(root) {
       practice: practice && !practiceBox.disabled,
     };
     if (seats.length > 1) body.first = first;
-    if (seed.value.trim() && !seed.disabled) body.seed = Number(seed.value);
+    if (seed.value.trim() && !seed.disabled) body.seed = seed.value.trim();
     start.disabled = true;
     try {
       const made = await api("POST", "/api/games", body);

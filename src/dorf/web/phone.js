@@ -15,12 +15,15 @@ export const phoneMethods = {
     this.barTasks = button("Tasks", { class: "secondary", id: "bar-tasks" }, () => this.openSheet("tasks"));
     this.barScore = button("Score", { class: "secondary", id: "bar-score" }, () => this.showPad());
     this.barMore = button("☰", { class: "secondary", id: "bar-more", title: "Game, log and links", "aria-label": "game, log and links" }, () => this.openSheet("more"));
+    // Once the game is over: what comes next, beside the result.
+    this.barNew = el("a", { class: "button bar-next hidden", id: "bar-new", href: "/" }, "New game");
+    this.barReplay = el("a", { class: "button secondary bar-next hidden", id: "bar-replay", href: `/replay/${this.id}` }, "Replay");
     this.barRotate = [
       button("⟲", { class: "secondary bar-rot", id: "bar-rotate-left", "aria-label": "rotate anticlockwise" }, () => this.rotateBy(-1)),
       button("⟳", { class: "secondary bar-rot", id: "bar-rotate-right", "aria-label": "rotate clockwise" }, () => this.rotateBy(1)),
     ];
     return el("nav", { class: "bottom-bar", "aria-label": "play" },
-      el("div", { class: "bar-row" }, this.barRotate[0], this.barTile, this.barRotate[1], this.barText, this.barHint),
+      el("div", { class: "bar-row" }, this.barRotate[0], this.barTile, this.barRotate[1], this.barText, this.barHint, this.barNew, this.barReplay),
       el("div", { class: "bar-row" }, this.barPlace, this.barUndo, this.barTasks, this.barScore, this.barMore));
   },
 
@@ -63,8 +66,12 @@ export const phoneMethods = {
     this.barPlace.textContent = draft ? "Take" : "Place";
     this.barPlace.disabled = this.busy || me === null || (draft ? this.draftChoice === null : !this.selected);
     this.barPlace.classList.toggle("hidden", game.over);
+    this.barNew.classList.toggle("hidden", !game.over);
+    this.barReplay.classList.toggle("hidden", !game.over);
     this.barUndo.classList.toggle("hidden", !this.undoShown());
     this.barHint.classList.toggle("hidden", !this.canHint());
+    this.barHint.disabled = !!this.hintBusy;
+    this.barHint.textContent = this.hintBusy ? "Thinking…" : "Hint";
     this.barTasks.classList.toggle("hidden", draft);
     const open = draft ? 0 : (game.areas[this.focus ?? 0] || game.areas[0]).tasks.filter((t) => t.status === "open").length;
     this.barTasks.textContent = `Tasks ${open}`;

@@ -20,9 +20,9 @@ export function replayPage(root, id) {
   const load = async (file) => {
     try {
       const text = await file.text();
-      let record;
-      try { record = JSON.parse(text); } catch { throw new Error(`${file.name} is not JSON`); }
-      viewer(host, await api("POST", "/api/replay", record));
+      try { JSON.parse(text); } catch { throw new Error(`${file.name} is not JSON`); }
+      // The file's own text: parsed here, its seed would keep only 53 bits.
+      viewer(host, await api("POST", "/api/replay", text));
     } catch (e) {
       toast(e.message);
     }
@@ -54,7 +54,7 @@ function viewer(host, data) {
     btn("▶", "Forward (→)", () => go(step + 1), "replay-forward"), btn("⇥", "Last", () => go(data.steps.length)), slider, label);
   const panel = el("aside", { class: "panel" },
     el("div", { class: "card" }, el("h2", {}, `Replay · ${MODE_NAMES[data.mode] || data.mode}`), el("p", {}, data.players.join(", ")),
-      el("p", { class: "note" }, `seed ${data.seed}${data.finished ? "" : " · unfinished"}`), controls, text, scores),
+      el("p", { class: "note" }, `seed ${data.seed_text ?? data.seed}${data.finished ? "" : " · unfinished"}`), controls, text, scores),
     el("div", { class: "card" }, el("h3", {}, "Moves"), log));
   const board = new Board(boardHost, {});
   put(host, el("div", { class: "game" }, wrap, panel));

@@ -18,11 +18,13 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A request to the server: ``body`` an object to send as JSON, or a string already JSON text
+ * (sent as it is: a record's 63-bit seed would lose digits through a JavaScript number). */
 export async function api(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   const response = await fetch(path, init);
   let data = null;
