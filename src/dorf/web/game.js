@@ -36,6 +36,7 @@ class GameController {
     this.letters = localStorage.getItem("dorf.letters") === "1";
     this.previews = new Map();
     this.previewIds = new Set();
+    this.previewAsked = new Map();
     this.previewWanted = null;
     this.nextId = 1;
     this.busy = false;
@@ -189,6 +190,7 @@ class GameController {
       if (msg.undone) toast(`Took back ${plural(msg.undone, "placement")}`, "info");
       this.onMade(msg.version);
     } else if (msg.type === "error" && this.previewIds.delete(msg.id)) {
+      this.previewAsked.delete(msg.id);
       return; // a preview the game has outrun: nothing to tell
     } else if (msg.type === "error") {
       this.busy = false;
@@ -719,7 +721,9 @@ class GameController {
   // --- preview ------------------------------------------------------------------------------------------
 
   previewKey(seat, q, r, rot) {
-    return `${this.game.version}|${seat}|${q},${r}|${rot}`;
+    // A preview stays true while this seat places the same tile on the same area (tileKey): the
+    // other seat's placement in the Duel or Head to Head changes the game's version, not this.
+    return `${this.tileKey}|${seat}|${q},${r}|${rot}`;
   }
 
   requestPreview(seat, q, r, rot) {
@@ -735,14 +739,20 @@ class GameController {
       if (this.previewWanted !== key || this.previews.has(key) || !this.game) return;
       if (this.previewKey(seat, q, r, rot) !== key || this.actSeat() !== seat) return;
       const ref = this.send({ type: "preview", seat, at: [q, r], rot });
-      if (ref !== null) this.previewIds.add(ref);
+      if (ref !== null) {
+        this.previewIds.add(ref);
+        this.previewAsked.set(ref, key);
+      }
     }, 40);
   }
 
   onPreview(msg) {
     this.previewIds.delete(msg.id);
-    if (!this.game || msg.version !== this.game.version) return;
+    const asked = this.previewAsked.get(msg.id);
+    this.previewAsked.delete(msg.id);
+    if (!this.game) return;
     const key = this.previewKey(msg.seat, msg.at[0], msg.at[1], msg.rot);
+    if (asked !== key) return; // asked about another tile or area than the seat has now
     this.previews.set(key, msg);
     if (key === this.previewWanted) {
       this.showGroups(msg.seat, msg);
