@@ -43,35 +43,37 @@ def random_move(session: GameSession, rng: random.Random) -> Move:
     return Move(seat, placement=Placement(Hex(q, r), rng.choice(rots)))
 
 
+#: One game of each mode in the quick tier, two more in the whole run.
+SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("mode", MODES)
-def test_incremental_descriptions_equal_fresh_ones_and_deltas_rebuild_them(mode: str) -> None:
-    for seed in range(3):
-        rng = random.Random(seed)
-        practice = mode == "coop"
-        seats = [SeatSpec("here", "Ann"), SeatSpec("here", "Bob")]
-        session = GameSession.new("g", mode, seed + 11, seats, practice=practice)
-        held = {view: session.document(view) for view in VIEWS}
-        while not session.is_over:
-            if practice and session.can_undo() and rng.random() < 0.1:
-                session.undo(session.undo_count(0))
-            else:
-                session.apply(random_move(session, rng))
-            fresh = GameSession.replay(
-                "g", mode, seed + 11, seats, list(session.decisions), practice=practice
-            )
-            fresh.version = session.version
-            if rng.random() < 0.5:  # the view before a pending placement made again, not kept
-                session._open = None
-            for view in sorted(VIEWS, key=lambda v: fresh.view_key(v) != "full"):
-                fresh.document(view)  # as read from the database, described for the placing seat first
-            for view in VIEWS:
-                new = session.document(view)
-                assert text(new["game"]) == text(fresh.public(view)), (mode, seed, view, session.version)
-                assert text(new) == text(fresh.document(view))
-                ops = diff(held[view], new)
-                rebuilt = patch(held[view], ops)
-                assert text(rebuilt) == text(new)
-                held[view] = new
+def test_incremental_descriptions_equal_fresh_ones_and_deltas_rebuild_them(mode: str, seed: int) -> None:
+    rng = random.Random(seed)
+    practice = mode == "coop"
+    seats = [SeatSpec("here", "Ann"), SeatSpec("here", "Bob")]
+    session = GameSession.new("g", mode, seed + 11, seats, practice=practice)
+    held = {view: session.document(view) for view in VIEWS}
+    while not session.is_over:
+        if practice and session.can_undo() and rng.random() < 0.1:
+            session.undo(session.undo_count(0))
+        else:
+            session.apply(random_move(session, rng))
+        fresh = GameSession.replay("g", mode, seed + 11, seats, list(session.decisions), practice=practice)
+        fresh.version = session.version
+        if rng.random() < 0.5:  # the view before a pending placement made again, not kept
+            session._open = None
+        for view in sorted(VIEWS, key=lambda v: fresh.view_key(v) != "full"):
+            fresh.document(view)  # as read from the database, described for the placing seat first
+        for view in VIEWS:
+            new = session.document(view)
+            assert text(new["game"]) == text(fresh.public(view)), (mode, seed, view, session.version)
+            assert text(new) == text(fresh.document(view))
+            ops = diff(held[view], new)
+            rebuilt = patch(held[view], ops)
+            assert text(rebuilt) == text(new)
+            held[view] = new
 
 
 def test_a_delta_leaves_the_old_description_as_it_was() -> None:
