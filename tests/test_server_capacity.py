@@ -379,3 +379,27 @@ def test_requests_from_a_page_of_another_site_are_refused(db: Path) -> None:
         assert client.post("/api/games", json={"mode": "coop"}, headers=started).status_code == 201
         with client.websocket_connect(f"/ws/{made['id']}", headers=same) as ws:
             assert Socket(ws).receive()["type"] == "state"
+
+
+def test_a_long_lock_gives_clear_errors_and_loses_nothing_acknowledged(db: Path) -> None:
+    with served(db, storage_grace=0.5) as client:
+        made = create(client)
+        with socket(client, made["id"], list(made["tokens"].values())) as sock:
+            lock = sqlite3.connect(db, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")  # held far longer than the grace (a minute, scaled down)
+            try:
+                assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"  # made, not yet saved
+                time.sleep(0.8)
+                before = sock.sync()["game"]
+                reply = sock.request(legal_move(sock.sync(), 0))
+                assert reply["type"] == "error" and reply["code"] == "storage", reply
+                assert reply["message"].startswith("the move was not made: the database has taken no write")
+                assert sock.sync()["game"]["turn"] == before["turn"] == 1  # nothing changed
+            finally:
+                lock.execute("COMMIT")
+                lock.close()
+            sock.wait_saved(1)  # what was made is written once the file is free
+            assert sock.request(legal_move(sock.sync(), 0))["type"] == "ok"
+            sock.wait_saved(2)
+    with served(db) as client:
+        assert client.get(f"/api/games/{made['id']}").json()["turn"] == 2
