@@ -286,3 +286,23 @@ def test_both_scores_stay_visible_on_a_phone(server_url: str, pages: Pages, size
         assert box["tab"][0] <= box["score"][0] and box["score"][1] <= box["tab"][1] + 0.5, box  # not cut
         assert box["tab"][1] <= size[0] + 0.5, box  # on the screen
     assert not pages.errors, pages.errors
+
+
+def test_on_a_phone_the_hint_keeps_the_score_preview_and_adds_its_reason(
+    server_url: str, pages: Pages
+) -> None:
+    import httpx
+
+    body = {"mode": "coop", "seed": 3, "practice": True, "seats": [{"kind": "here"}]}
+    made = httpx.post(server_url + "/api/games", json=body).json()
+    page = pages.new(390, 844, touch=True)
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+    page.locator(".legal-cell").first.wait_for()
+    page.locator("#bar-hint").tap()
+    page.locator(".ghost.selected").wait_for()  # the coach's placement, shown on the board
+    page.locator("#bar-text", has_text="→").wait_for()  # with the score it gives
+    words = page.evaluate("document.getElementById('hint-text').textContent").removeprefix("Coach: ")
+    bar = page.locator("#bar-text").inner_text()
+    assert words and words in bar, (words, bar)
+    assert page.locator("#bar-hint").inner_text() == "Hint"
+    assert not pages.errors, pages.errors

@@ -446,7 +446,9 @@ def test_the_hint_button_chooses_a_cell_or_says_why_not(server_url: str, pages: 
     hint.wait_for()
     # This server gives hints: the coach's placement is chosen on the board, with why in words.
     assert "bad" not in (hint.get_attribute("class") or ""), hint.inner_text()
-    assert hint.inner_text().startswith("Place at "), hint.inner_text()
+    text = hint.inner_text()
+    assert text.startswith("Coach: ") and len(text) > len("Coach: "), text  # the reason, in words
+    assert not re.search(r"-?\d+,-?\d+", text) and "turned" not in text, text  # no grid coordinates
     page.locator(".ghost.selected").wait_for()
     page.locator("#place-button").wait_for()
     old = version(page)

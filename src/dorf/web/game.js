@@ -672,7 +672,11 @@ class GameController {
       this.hint = { error: true, text: "The coach gave no hint: ask again." };
       return;
     }
-    this.hint = { ...hint, text: hint.text || "" };
+    // The reasons in words ("starts village 4"); where it goes is shown on the board, not in
+    // grid coordinates and rotation numbers.
+    const words = (hint.reasons || []).join(", ");
+    const what = hint.pick !== undefined ? "take the chosen tile" : "the placement shown";
+    this.hint = { ...hint, words, text: `Coach: ${words || what}` };
     if (hint.pick !== undefined) this.draftChoice = hint.pick;
     else if (hint.at) {
       const [q, r] = hint.at;

@@ -43,14 +43,17 @@ export const phoneMethods = {
       const others = game.waiting.filter((s) => !this.you.seats.includes(s)).map((s) => game.seats[s].name);
       text = others.length ? `${others.join(" and ")} ${others.length > 1 ? "are" : "is"} placing ${game.mode === "head-to-head" ? "their" : "this"} tile` : "Waiting…";
     } else if (this.focus !== this.areaOf(me) && !media(WIDE)) text = `Your turn: back to ${game.seats[me].name}'s area`;
-    else if (this.hint && this.selected) text = this.hint.text;
     else if (shown && shown.result) {
       const d = shown.result.score[1] - shown.result.score[0];
       const bits = [`${d >= 0 ? "+" : ""}${d} → ${shown.result.score[1]}`];
       for (const t of shown.result.completes) bits.push(`✓ ${t.label}`);
       for (const t of shown.result.fails) bits.push(`✗ ${t.label}`);
-      text = bits.join(" · ") + (this.selected ? " · tap again to place" : "");
-    } else if (this.selected) text = "Tap again or Place";
+      // The coach's reason goes with the score it gives, not instead of it.
+      const advised = this.hint && !this.hint.error && this.hint.words && this.selected;
+      if (advised) bits.push(this.hint.words);
+      text = bits.join(" · ") + (this.selected && !advised ? " · tap again to place" : "");
+    } else if (this.hint && this.selected) text = this.hint.text;
+    else if (this.selected) text = "Tap again or Place";
     else text = this.hint && this.hint.error ? this.hint.text : "Your turn: tap a highlighted cell";
     this.barText.textContent = text;
     if (revealed && !draft && !game.over) {
