@@ -68,7 +68,7 @@ from dorf.server.sessions import (
     check_player_spec,
     computer_seed,
 )
-from dorf.server.storage import DamagedGame, Storage, StoredGame, StoredSeat, now, secret_hash
+from dorf.server.storage import ChangeRow, DamagedGame, Storage, StoredGame, StoredSeat, now, secret_hash
 from dorf.server.thinking import think
 from dorf.server.views import Json
 from dorf.server.wire import dumps
@@ -639,7 +639,7 @@ class Hub:
         self.kick(game)
         return count
 
-    async def _write_changes(self, rows: list[tuple[str, int, int, Json | None, bool, int]]) -> None:
+    async def _write_changes(self, rows: list[ChangeRow]) -> None:
         await self.db(self.storage.write_changes, rows)
 
     def _saved(self, game: Game, version: int, movers: list[Connection]) -> None:
@@ -674,20 +674,17 @@ class Hub:
 
     # --- telling the clients ----------------------------------------------------------------
 
-    def document(self, game: Game, seats: set[int]) -> Json:
-        """What a client holding ``seats`` knows of the game now (:meth:`GameSession.document`)."""
-        return game.session.document(seats)
-
-    def state_message(self, game: Game | Broken, seats: set[int]) -> str:
-        if isinstance(game, Broken):
-            return '{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}"
-        you = self.document(game, seats)["you"]
-        return '{"type":"state","you":' + dumps(you) + ',"game":' + game.session.public_text(seats) + "}"
-
     def send_state(self, game: Game | Broken, conn: Connection) -> None:
-        """Send ``conn`` the whole state of the game (on connecting, after hello, when asked)."""
-        conn.send(self.state_message(game, conn.seats))
-        conn.doc = self.document(game, conn.seats) if isinstance(game, Game) else None
+        """Send ``conn`` the whole state of the game (on connecting, after hello, when asked); the
+        next change goes to it as a delta from this."""
+        if isinstance(game, Broken):
+            conn.send('{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}")
+            conn.doc = None
+            return
+        doc = game.session.document(conn.seats)
+        game_text = game.session.public_text(conn.seats)  # the same as doc["game"], kept as text
+        conn.send('{"type":"state","you":' + dumps(doc["you"]) + ',"game":' + game_text + "}")
+        conn.doc = doc
 
     def broadcast(self, game: Game) -> None:
         """Tell every client of the game what changed in its view: a delta from the description
@@ -696,7 +693,7 @@ class Hub:
         game_ops: dict[tuple[int, int], list[list[Any]]] = {}  # the game's part, once per pair of views
         for conn in list(game.connections):
             old = conn.doc
-            new = self.document(game, conn.seats)
+            new = game.session.document(conn.seats)
             if old is new:
                 continue
             if old is None:

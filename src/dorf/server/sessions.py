@@ -350,10 +350,6 @@ class GameSession:
             self._cache_version = self.version
         return self._cache
 
-    def cache(self) -> dict[str, Any]:
-        """A dictionary for what is made once per version (emptied when the version changes)."""
-        return self._fresh()
-
     def view_key(self, seats: Collection[int]) -> str:
         """Which description a client holding ``seats`` sees: ``full``, or ``public`` (without
         another seat's pending placement, see :meth:`sees_pending`)."""

@@ -86,6 +86,11 @@ class DamagedGame(ValueError):
     """A stored game that cannot be read; the message is one line."""
 
 
+#: One change of a game to write: (game id, decision number, seat, decision or None for an
+#: undo, finished, decisions kept by the undo).
+ChangeRow = tuple[str, int, int, dict[str, Any] | None, bool, int]
+
+
 class GameOver(sqlite3.IntegrityError):
     """A change to a finished game, refused: a finished game never changes."""
 
@@ -181,7 +186,7 @@ class Storage:
         """Drop every decision after the first ``keep`` (an undo)."""
         self.write_changes([(game_id, keep, 0, None, False, keep)])
 
-    def write_changes(self, rows: list[tuple[str, int, int, dict[str, Any] | None, bool, int]]) -> None:
+    def write_changes(self, rows: list[ChangeRow]) -> None:
         """Write changes of games in order, all in one transaction (all or nothing): each row is
         ``(game id, number, seat, decision, finished, keep)``, a decision ``number``, or with
         decision None an undo back to ``keep`` decisions (:mod:`dorf.server.writer`)."""

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dorf.server.protocol import ProtocolError
+from dorf.server.storage import ChangeRow
 
 log = logging.getLogger("dorf.server")
 
@@ -61,7 +62,7 @@ class Change:
     #: The client that made it (told once it is stored), if any.
     by: Any = None
 
-    def row(self) -> tuple[str, int, int, dict[str, Any] | None, bool, int]:
+    def row(self) -> ChangeRow:
         """What the storage writes: (game id, number, seat, decision or None, finished, keep)."""
         return (self.game.id, self.number, self.seat, self.entry, self.finished, self.keep)
 
@@ -77,7 +78,7 @@ class Writer:
 
     def __init__(
         self,
-        write: Callable[[list[tuple[str, int, int, dict[str, Any] | None, bool, int]]], Awaitable[None]],
+        write: Callable[[list[ChangeRow]], Awaitable[None]],
         saved: Callable[[Any, int, list[Any]], None],
         lost: Callable[[Any, Exception], None],
         grace: float,
