@@ -4,8 +4,9 @@
 #                          (./run.sh --port 8765 serves on port 8765)
 #   ./run.sh play ARGS     install, then play in the terminal
 #   ./run.sh test          install with test tools and every extra (and Debian's chromium for the
-#                          browser tests, if missing), then lint, type-check and test; where a C
-#                          compiler is (and always in CI) the compiled core must have been built
+#                          browser tests and postgresql for the PostgreSQL ones, if missing), then
+#                          lint, type-check and test; where a C compiler is (and always in CI) the
+#                          compiled core must have been built
 #   ./run.sh bench ARGS    install, then run the benchmark
 #
 # Every install builds the compiled core (src/dorf/rules/_accel.c) and the planner's quick
@@ -35,6 +36,19 @@ case "$command" in
       else
         echo "run.sh: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
       fi
+    fi
+    # The PostgreSQL tests run a throwaway server of their own (tests/pgcluster.py): only the
+    # binaries are needed, not the system's cluster ($DORF_PG_BIN: a folder with others).
+    has_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -x "${DORF_PG_BIN:-/nonexistent}/initdb" ]; }
+    if ! has_postgres; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+      else
+        echo "run.sh: the PostgreSQL tests need Debian's postgresql: sudo apt-get install postgresql" >&2
+      fi
+    fi
+    if has_postgres; then
+      export DORF_REQUIRE_POSTGRES=1
     fi
     "${PIP[@]}" -e ".[$TEST_EXTRAS]"
     # A test fails if the compiled core silently did not build where it should have.

@@ -9,12 +9,17 @@ sets it where a C compiler is).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from dorf.rules.area import COMPILED, use_backend
+
+if TYPE_CHECKING:
+    from pgcluster import Cluster
 
 #: The test modules of the engine (rules, games, formats, players).
 ENGINE_TESTS = {
@@ -76,3 +81,40 @@ def quick_coach(monkeypatch: pytest.MonkeyPatch) -> None:
     from dorf.server import hints
 
     monkeypatch.setattr(hints, "HINT_PLAYER", "planner:1")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A real PostgreSQL server of this test process's own (one per xdist worker), in a temporary
+    folder on a free port; skipped where PostgreSQL is not installed, a failure there if
+    DORF_REQUIRE_POSTGRES=1 (as ``./run.sh test`` sets it where it is or it installed it)."""
+    try:
+        from pgcluster import Cluster, find_bin
+    except ImportError as error:  # psycopg, of the web extra
+        missing = f"the PostgreSQL tests need psycopg 3 (pip install -e '.[web]'): {error}"
+    else:
+        missing = ""
+        if find_bin() is None:
+            where = os.environ.get("DORF_PG_BIN")
+            missing = (
+                f"no initdb, pg_ctl and postgres in DORF_PG_BIN={where}"
+                if where
+                else "PostgreSQL is not installed (Debian: apt-get install postgresql)"
+            )
+    if missing:
+        if os.environ.get("DORF_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"DORF_REQUIRE_POSTGRES=1 but {missing}", pytrace=False)
+        pytest.skip(missing)
+    cluster = Cluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database of the test's own (dropped after it)."""
+    url = pg_cluster.fresh_database()
+    yield url
+    pg_cluster.drop_database(url)

@@ -122,7 +122,7 @@ def migrate(conn: sqlite3.Connection, component: str, steps: Sequence[str]) -> i
         raise DatabaseError(f"the database's {component} tables are from a newer dorf (version {version})")
     for number in range(version, len(steps)):
         with transaction(conn):
-            for statement in _statements(steps[number]):
+            for statement in statements(steps[number]):
                 conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_version (component, version) VALUES (?, ?)"
@@ -132,7 +132,7 @@ def migrate(conn: sqlite3.Connection, component: str, steps: Sequence[str]) -> i
     return len(steps)
 
 
-def _statements(script: str) -> Iterator[str]:
+def statements(script: str) -> Iterator[str]:
     """Split a schema step into whole statements (``;`` inside triggers or strings is kept)."""
     pending = ""
     for part in script.split(";"):
@@ -152,5 +152,6 @@ __all__ = [
     "default_path",
     "migrate",
     "schema_versions",
+    "statements",
     "transaction",
 ]

@@ -25,7 +25,6 @@ import contextlib
 import json
 import logging
 import math
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -124,9 +123,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise ProtocolError("bad-origin", "this request comes from a page of another site", 403)
         return await read_body(request)
 
-    def too_many(request: Request, limit: CreationLimit, what: str) -> JSONResponse | None:
-        """The 429 answer if the request's address has made its ``what`` of the minute."""
-        wait = limit.wait(client_address(request), time.monotonic())
+    async def too_many(request: Request, limit: CreationLimit, what: str) -> JSONResponse | None:
+        """The 429 answer if the request's address has made its ``what`` of the minute (counted
+        in the database with several servers)."""
+        wait = await hub().limit_wait(limit, what, client_address(request))
         if wait is None:
             return None
         refusal = ProtocolError(
@@ -191,8 +191,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         pool = hub().pool
+        link = hub().link
         return {
             "ok": True,
+            "instance": link.instance if link is not None else None,
+            "heard": link.heard if link is not None else 0,
+            "thought": hub().thoughts,
             "games": len(hub().games),
             "connections": hub().connected,
             "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
@@ -206,7 +210,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
         data = await body_of(request)
-        refused = too_many(request, limit, "new games")
+        refused = await too_many(request, limit, "new games")
         if refused is not None:
             return refused
         return JSONResponse(await hub().create(data), status_code=201)
@@ -306,7 +310,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/campaigns")
     async def new_campaign(request: Request) -> JSONResponse:
         data = await body_of(request)
-        refused = too_many(request, campaign_limit, "new campaigns")
+        refused = await too_many(request, campaign_limit, "new campaigns")
         if refused is not None:
             return refused
         return JSONResponse(await hub().db(desk().create, data), status_code=201)
@@ -351,7 +355,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.close(code=4404 if exc.code == "no-game" else 1013)
             return
         conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
-        hub().attach(game, conn)  # a spectator, or held back (conn.refusal) until a hello proves a seat
+        await hub().attach(game, conn)  # a spectator, or held back (conn.refusal) until a hello proves a seat
         pump = asyncio.get_running_loop().create_task(conn.pump())
         hub().send_state(game, conn)
         try:
@@ -369,7 +373,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except WebSocketDisconnect:
             pass
         finally:
-            hub().detach(game, conn)
+            await hub().detach(game, conn)
             if conn.refusal is not None and not conn.closed:
                 conn.refuse()  # what is queued, the reason, then the close 1013
                 with contextlib.suppress(BaseException):
@@ -410,7 +414,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             session = game.session
             if kind == "hello":
                 seats, bad = hub().seats_for(game, parse_tokens(data.get("tokens")))
-                if not hub().admit(game, conn, seats):
+                if not await hub().admit(game, conn, seats):
                     return  # no room for it so: turned away (conn.refusal)
                 hub().send_state(game, conn)
                 conn.send({"type": "welcome", "id": ref, "seats": sorted(seats)})
@@ -423,8 +427,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             elif kind == "move":
                 parsed = parse_move(data)
                 hub().check_seat(session, conn.seats, parsed.seat)
-                await hub().move(game, parsed, conn)
-                conn.send({"type": "ok", "id": ref, "version": session.version})
+                made = await hub().move(game, parsed, conn)
+                ok = {"type": "ok", "id": ref, "version": game.session.version}
+                conn.send({**ok, "again": True} if made.get("again") else ok)
             elif kind == "preview":
                 parsed = parse_move(data)
                 hub().check_seat(session, conn.seats, parsed.seat)
@@ -436,7 +441,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 seat = parse_seat(data.get("seat"))
                 hub().check_seat(session, conn.seats, seat)
                 count = await hub().undo(game, seat, conn)
-                conn.send({"type": "ok", "id": ref, "version": session.version, "undone": count})
+                conn.send({"type": "ok", "id": ref, "version": game.session.version, "undone": count})
         except ProtocolError as exc:
             conn.send(error_message(exc, ref))
 

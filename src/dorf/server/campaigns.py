@@ -21,8 +21,10 @@ from dorf.campaign import CampaignError, Campaigns, PadError, SheetError
 from dorf.campaign.store import FinishedGame, check_players, game_key
 from dorf.campaign.svg import campaign_score_svg, campaign_track_svg
 from dorf.games.coop import CoopState
+from dorf.server.postgres import is_url
 from dorf.server.protocol import ProtocolError, need_object
 from dorf.server.sessions import GameSession
+from dorf.server.storage import Storage
 from dorf.server.views import Json
 
 if TYPE_CHECKING:
@@ -70,9 +72,14 @@ class CampaignDesk:
 
     def __init__(self, hub: Hub) -> None:
         path = hub.config.db
+        if is_url(path):  # the games are in PostgreSQL; the campaigns stay in the SQLite file
+            path = None
         self._own = str(path) != ":memory:"
         # Campaigns sets its own row factory: a connection of its own, except in memory.
-        self.campaigns = Campaigns.open(path) if self._own else Campaigns(hub.storage.conn)
+        storage = hub.storage
+        self.campaigns = (
+            Campaigns.open(path) if self._own or not isinstance(storage, Storage) else Campaigns(storage.conn)
+        )
 
     def close(self) -> None:
         if self._own:

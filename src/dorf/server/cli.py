@@ -57,7 +57,11 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free port)")
     serve.add_argument(
-        "--db", default=None, metavar="PATH", help="SQLite file (default: $DORF_DB or the user data folder)"
+        "--db",
+        default=None,
+        metavar="PATH|URL",
+        help="SQLite file (default: $DORF_DB or the user data folder), or a PostgreSQL database"
+        " (postgresql://user@host:port/name) that several servers share",
     )
     serve.add_argument(
         "--ai-workers",
@@ -214,11 +218,13 @@ def serve_main(args: argparse.Namespace) -> int:
         )
         return 2
     from dorf.db import DatabaseError, default_path
+    from dorf.server.postgres import PostgresStorage, is_url, redact
     from dorf.server.storage import Storage
 
-    db = args.db or default_path()
+    db = redact(args.db) if is_url(args.db) else (args.db or default_path())
     try:
-        Storage(args.db).close()  # a database that cannot be used is one line here, not a traceback later
+        # A database that cannot be used is one line here, not a traceback later.
+        (PostgresStorage if is_url(args.db) else Storage)(args.db).close()
     except DatabaseError as exc:
         print(f"dorf serve: {exc}", file=sys.stderr)
         return 2

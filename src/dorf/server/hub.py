@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import itertools
 import logging
 import re
 import secrets
@@ -52,7 +53,8 @@ from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
 from dorf.server import hints
 from dorf.server.delta import diff
-from dorf.server.limits import LOOPBACK, TEST_HOST, InFlight
+from dorf.server.limits import LOOPBACK, TEST_HOST, CreationLimit, InFlight
+from dorf.server.postgres import PostgresStorage, Shared, is_url
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
     COMPUTER,
@@ -68,7 +70,16 @@ from dorf.server.sessions import (
     check_player_spec,
     computer_seed,
 )
-from dorf.server.storage import ChangeRow, DamagedGame, Storage, StoredGame, StoredSeat, now, secret_hash
+from dorf.server.shared import Heard, Link
+from dorf.server.storage import (
+    ChangeRow,
+    DamagedGame,
+    Storage,
+    StoredGame,
+    StoredSeat,
+    now,
+    secret_hash,
+)
 from dorf.server.thinking import think
 from dorf.server.views import Json
 from dorf.server.wire import dumps
@@ -94,6 +105,12 @@ WATCHING, PLAYING = "watching", "playing"
 HINTS_PER_WORKER, REPLAYS_PER_WORKER = 2, 4
 #: The longest a hint (a replay) may take, in seconds (at least ``ai_max_seconds``).
 HINT_SECONDS, REPLAY_SECONDS = 10.0, 10.0
+#: Several servers: how often each says it is alive, and after how long without a word its
+#: clients are no longer counted, in seconds; how much longer than the longest think a lease to
+#: think for a game's computer seats lasts.
+HEARTBEAT, DEAD_AFTER, LEASE_MARGIN = 5.0, 20.0, 10.0
+#: How often a move is tried again when another server changed the game first.
+MAX_RACES = 8
 
 T = TypeVar("T")
 
@@ -163,6 +180,9 @@ class ServerConfig:
     page_policy: bool = False
 
 
+_numbers = itertools.count(1)
+
+
 class Connection:
     """One websocket client: the seats it holds and its queue of outgoing messages."""
 
@@ -185,6 +205,8 @@ class Connection:
         #: The description of the game this client has (its last state, deltas applied): the
         #: next change is sent as a delta from it.  Never changed in place.
         self.doc: Json | None = None
+        #: Its number on this server (several servers count their clients in the database).
+        self.number = next(_numbers)
 
     def send(self, message: Json | str) -> None:
         if self.closed:
@@ -232,6 +254,12 @@ class Game:
     unsaved: int = 0
     saved_version: int = 0
     saved: asyncio.Event = field(default_factory=asyncio.Event)
+    #: The keys clients gave its decisions: key -> (seat, decision number).
+    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Several servers: whether this one holds the lease to think for its computer seats, and
+    #: when its version last changed (time.monotonic()).
+    lease: bool = False
+    changed: float = field(default_factory=time.monotonic)
 
     @property
     def id(self) -> str:
@@ -283,6 +311,36 @@ def _seat_specs(stored: StoredGame) -> list[SeatSpec]:
     return [SeatSpec(s.kind, s.name, s.player, s.kind == ONLINE and bool(s.token_hash)) for s in stored.seats]
 
 
+def _replayed(stored: StoredGame) -> GameSession:
+    """The session of a stored game, replayed (raises RecordError, ValueError... if it does not)."""
+    session = GameSession.replay(
+        stored.id,
+        stored.mode,
+        stored.seed,
+        _seat_specs(stored),
+        stored.decisions,
+        practice=stored.practice,
+        first=stored.first,
+    )
+    session.seed_chosen = stored.seed_chosen
+    session.version = stored.version
+    return session
+
+
+def _take_stored(game: Game, stored: StoredGame) -> None:
+    """What a game in memory keeps of its stored rows besides its session: the seats' secrets,
+    the keys of its decisions, the version stored."""
+    game.tokens = {s.index: s.token_hash for s in stored.seats if s.token_hash}
+    game.invites = {s.index: s.invite_hash for s in stored.seats if s.invite_hash}
+    game.keys = {
+        key: (game.session.deciders[number - 1], number)
+        for number, key in enumerate(stored.keys, 1)
+        if key is not None
+    }
+    game.saved_version = game.session.version
+    game.changed = time.monotonic()
+
+
 class Hub:
     """Every game of the server: those in memory, and the rest in :class:`Storage`."""
 
@@ -297,7 +355,14 @@ class Hub:
         self._hints = InFlight("hint", HINTS_PER_WORKER * workers)
         self._replays = InFlight("replay", REPLAYS_PER_WORKER * workers)
         self._db = ThreadPoolExecutor(1, thread_name_prefix="dorf-db")
-        self._storage: Storage | None = None
+        self._storage: Storage | PostgresStorage | None = None
+        #: Several servers on one PostgreSQL database: this one's link to the others.
+        self.link = Link(str(config.db), self._heard, self.resync) if is_url(config.db) else None
+        #: Games another server changed while this one was reading them.
+        self._stale: set[str] = set()
+        self._beat: asyncio.Task[None] | None = None
+        #: Computer decisions thought on this server.
+        self.thoughts = 0
         self.writer = Writer(self._write_changes, self._saved, self._lost, config.storage_grace)
         self._sweeper: asyncio.Task[None] | None = None
         #: Clients let in, in all; and per address, spectators and seat-holding clients.
@@ -308,15 +373,31 @@ class Hub:
     # --- start and stop -----------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database (in its own thread) and start the computer players' workers."""
-        self._storage = await self.db(Storage, self.config.db)
+        """Open the database (in its own thread) and start the computer players' workers; with
+        PostgreSQL, listen to the other servers."""
+        loop = asyncio.get_running_loop()
+        if self.link is not None:
+            lease = self.config.ai_delay + 2 * self.config.ai_max_seconds + LEASE_MARGIN
+            self._storage = await self.db(PostgresStorage, str(self.config.db), lease=lease)
+            self.link.start()
+            await self.link.ready()
+            await self.db(self._storage.heartbeat, self.link.instance, DEAD_AFTER)
+            self._beat = loop.create_task(self._heartbeat())
+        else:
+            self._storage = await self.db(Storage, self.config.db)
         self.writer.start()
         await self.pool.start()
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._sweeper = loop.create_task(self._sweep())
 
     @property
-    def storage(self) -> Storage:
+    def storage(self) -> Storage | PostgresStorage:
         assert self._storage is not None, "the hub has not started"
+        return self._storage
+
+    @property
+    def shared(self) -> PostgresStorage:
+        """The database of several servers (only with a link)."""
+        assert isinstance(self._storage, PostgresStorage)
         return self._storage
 
     async def db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -326,6 +407,8 @@ class Hub:
     async def close(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._beat is not None:
+            self._beat.cancel()
         for game in self.games.values():
             for task in game.thinking.values():
                 task.cancel()
@@ -337,6 +420,10 @@ class Hub:
                 conn.queue.put_nowait(None)
         await self.pool.close()
         await self.writer.close(timeout=10.0)
+        if self.link is not None:
+            await asyncio.to_thread(self.link.stop)
+            with contextlib.suppress(sqlite3.Error):
+                await self.db(self.shared.leave, self.link.instance)
         if self._storage is not None:
             await self.db(self._storage.close)
         self._db.shutdown(wait=True)
@@ -386,29 +473,20 @@ class Hub:
             raise ProtocolError("storage", f"the game could not be read now ({exc})", 503) from None
         if stored is None:
             raise ProtocolError("no-game", f"there is no game {game_id!r}", 404)
-        seats = _seat_specs(stored)
         try:
-            session = GameSession.replay(
-                stored.id,
-                stored.mode,
-                stored.seed,
-                seats,
-                stored.decisions,
-                practice=stored.practice,
-                first=stored.first,
-            )
-            session.seed_chosen = stored.seed_chosen
+            session = _replayed(stored)
         except (RecordError, ValueError, KeyError, TypeError, IndexError) as exc:
             return self._mark_broken(
-                Broken(game_id, f"its decisions do not replay ({exc})", stored.mode, seats)
+                Broken(game_id, f"its decisions do not replay ({exc})", stored.mode, _seat_specs(stored))
             )
-        game = Game(
-            session,
-            {s.index: s.token_hash for s in stored.seats if s.token_hash},
-            {s.index: s.invite_hash for s in stored.seats if s.invite_hash},
-        )
-        game.saved_version = session.version
+        game = Game(session, {}, {})
+        _take_stored(game, stored)
         self._hold(game)
+        if game_id in self._stale:  # another server changed it while it was read
+            self._stale.discard(game_id)
+            asyncio.get_running_loop().create_task(self._follow(game, None))
+        elif self.link is not None:
+            self._claim(game)
         self.kick(game)
         return game
 
@@ -454,6 +532,8 @@ class Hub:
                 quiet = not game.connections and not game.lock.locked() and not game.unsaved
                 if game.used < cutoff and quiet:
                     self._drop(game)  # left alone: computers of an unwatched game stop too
+                elif self.link is not None and time.monotonic() - game.changed > self.shared.lease:
+                    self._claim(game)  # whoever held the lease to think stopped, or died
 
     # --- creating and joining ----------------------------------------------------------
 
@@ -527,7 +607,12 @@ class Hub:
             seed_chosen=chosen,
         )
         try:
-            await self.db(self.storage.create_game, stored)
+            if self.link is not None:
+                thinker = self._thinker(session, session.waiting())
+                await self.db(self.shared.create_game, stored, thinker)
+                game.lease = thinker is not None
+            else:
+                await self.db(self.storage.create_game, stored)
         except sqlite3.Error as exc:
             raise ProtocolError("storage", f"the game could not be stored: {exc}", 503) from None
         self._hold(game)
@@ -557,7 +642,13 @@ class Hub:
             token = secrets.token_urlsafe(24)
             token_hash = secret_hash(token)
             try:
-                await self.db(self.storage.claim_seat, game.id, seat, name, token_hash)
+                if self.link is not None:  # the others read the game again
+                    told = Heard(game.id, session.version + 1, "seat", seat).payload(self.link.instance)
+                    await self.db(self.shared.claim_seat, game.id, seat, name, token_hash, told)
+                else:
+                    await self.db(self.storage.claim_seat, game.id, seat, name, token_hash)
+            except sqlite3.IntegrityError as exc:
+                raise ProtocolError("bad-token", str(exc), 403) from None
             except sqlite3.Error as exc:
                 raise ProtocolError("storage", f"the seat could not be stored: {exc}", 503) from None
             del game.invites[seat]
@@ -608,23 +699,105 @@ class Hub:
         """Check, make, tell everyone, and hand to the writer (:mod:`dorf.server.writer`): the
         move is stored once the database lets.  ProtocolError (and no change) if anything is
         wrong, or if the database has refused writes for too long."""
+        if self.link is not None:
+            return await self._move_shared(game, move, by)
         session = game.session
         async with game.lock:
+            again = _made_before(game, move)
+            if again is not None:
+                return again
             error = session.why_not(move)
             if error is not None:
                 raise error
             self.writer.check(game)
             number = len(session.decisions) + 1
             entry = session.apply(move)
-            self.writer.add(Change(game, session.version, number, move.seat, entry, session.is_over, by=by))
+            if move.key is not None:
+                game.keys[move.key] = (move.seat, number)
+            self.writer.add(
+                Change(game, session.version, number, move.seat, entry, session.is_over, by=by, key=move.key)
+            )
         self.broadcast(game)
         if session.is_over:
             self.pool.cancel(game.id)
         self.kick(game)
         return entry
 
+    async def _move_shared(self, game: Game, move: Move, by: Connection | None) -> Json:
+        """A move with several servers: stored first, only if nobody changed the game meanwhile
+        (compare-and-set on its version), then made here and told; if another server changed
+        it first, the game is read again and the move checked once more."""
+        assert self.link is not None
+        for _ in range(MAX_RACES):
+            async with game.lock:
+                session = game.session
+                again = _made_before(game, move)
+                if again is not None:
+                    return again
+                entry, over, waiting = session.trial(move)  # checked; nothing changed
+                number = len(session.decisions) + 1
+                thinker = self._thinker(session, waiting)
+                row = ChangeRow(game.id, number, move.seat, entry, over, 0, session.version + 1, move.key)
+                told = Heard(game.id, row.version, "move", move.seat, number, entry, key=move.key)
+                if await self._commit(
+                    Shared(row, session.version, thinker, told.payload(self.link.instance))
+                ):
+                    session.apply(move)
+                    self._made(game, thinker, move.key, move.seat, number)
+                    break
+                await self._reread(game)  # another server was first: its change, then check again
+        else:
+            raise ProtocolError("busy", "the game changed too often to make the move now: try again", 503)
+        self.broadcast(game)
+        if by is not None:  # after the ok its caller sends
+            asyncio.get_running_loop().call_soon(self._saved, game, game.saved_version, [by])
+        if game.session.is_over:
+            self.pool.cancel(game.id)
+        self.kick(game)
+        return entry
+
+    async def _commit(self, change: Shared) -> bool:
+        """Store a change if its game is still at the version it was made from: whether it was."""
+        try:
+            (written,) = await self.db(self.shared.commit_changes, [change])
+        except sqlite3.Error as exc:
+            raise ProtocolError(
+                "storage", f"the move was not made: the database refused it ({exc})", 503
+            ) from None
+        self.writer.batches += 1
+        self.writer.written += written
+        return written
+
+    async def limit_wait(self, limit: CreationLimit, what: str, address: str) -> float | None:
+        """None if ``address`` may make one more of ``what`` now (and counts it), else the seconds
+        to wait: counted here, or in the database with several servers."""
+        if self.link is None or limit.per_minute <= 0:
+            return limit.wait(address, time.monotonic())
+        try:
+            wait: float | None = await self.db(self.shared.hit, f"{what}:{address}", limit.per_minute)
+        except sqlite3.Error as exc:
+            raise ProtocolError("storage", f"the database cannot count requests now ({exc})", 503) from None
+        return wait
+
+    def _made(self, game: Game, thinker: str | None, key: str | None, seat: int, number: int) -> None:
+        """This server stored a change of ``game`` and made it in memory."""
+        game.saved_version = game.session.version
+        game.changed = time.monotonic()
+        game.lease = thinker is not None
+        if key is not None:
+            game.keys[key] = (seat, number)
+        game.keys = {k: v for k, v in game.keys.items() if v[1] <= len(game.session.decisions)}
+
+    def _thinker(self, session: GameSession, waiting: tuple[int, ...]) -> str | None:
+        """This server, if a computer seat must decide among ``waiting`` (it will think)."""
+        if self.link is None or not any(session.seats[seat].kind == COMPUTER for seat in waiting):
+            return None
+        return self.link.instance
+
     async def undo(self, game: Game, seat: int, by: Connection | None = None) -> int:
         """Take back ``seat``'s last decision and the computer's after it (practice games)."""
+        if self.link is not None:
+            return await self._undo_shared(game, seat, by)
         session = game.session
         async with game.lock:
             count = session.undo_count(seat)
@@ -638,6 +811,133 @@ class Hub:
         self.broadcast(game)
         self.kick(game)
         return count
+
+    async def _undo_shared(self, game: Game, seat: int, by: Connection | None) -> int:
+        assert self.link is not None
+        for _ in range(MAX_RACES):
+            async with game.lock:
+                session = game.session
+                count = session.undo_count(seat)
+                keep = len(session.decisions) - count
+                row = ChangeRow(game.id, keep, seat, None, False, keep, session.version + 1)
+                told = Heard(game.id, row.version, "undo", seat, keep=keep)
+                if await self._commit(Shared(row, session.version, None, told.payload(self.link.instance))):
+                    session.undo(count)
+                    for task in game.thinking.values():
+                        task.cancel()
+                    self.pool.cancel(game.id)
+                    self._made(game, None, None, seat, keep)
+                    break
+                await self._reread(game)
+        else:
+            raise ProtocolError("busy", "the game changed too often to undo now: try again", 503)
+        self.broadcast(game)
+        if by is not None:
+            asyncio.get_running_loop().call_soon(self._saved, game, game.saved_version, [by])
+        self.kick(game)
+        return count
+
+    # --- several servers: what the others changed ----------------------------------------------
+
+    def _heard(self, change: Heard) -> None:
+        """Another server stored a change: follow it if the game is here."""
+        game = self.games.get(change.game)
+        if game is not None:
+            asyncio.get_running_loop().create_task(self._follow(game, change))
+        elif change.game in self._loading:
+            self._stale.add(change.game)
+
+    async def _follow(self, game: Game, change: Heard | None) -> None:
+        """Make another server's change here (or read the game again if it does not follow on
+        from what is here), then tell this server's clients."""
+        try:
+            async with game.lock:
+                session = game.session
+                if change is not None and change.version <= session.version:
+                    return  # made here already
+                if change is None or change.version > session.version + 1 or not _follows(session, change):
+                    await self._reread(game)
+                game.lease = False  # whoever stored it thinks for the computers, if one must
+                game.saved_version = game.session.version
+                game.changed = time.monotonic()
+                if change is not None and change.key is not None and change.kind == "move":
+                    game.keys[change.key] = (change.seat, change.number)
+                if change is not None and change.kind == "undo":
+                    game.keys = {k: v for k, v in game.keys.items() if v[1] <= change.keep}
+                    for task in game.thinking.values():
+                        task.cancel()
+        except ProtocolError as exc:
+            log.warning("dorf: game %s could not follow another server's change: %s", game.id, exc.message)
+            return
+        self.broadcast(game)
+        if game.session.is_over:
+            self.pool.cancel(game.id)
+
+    async def _reread(self, game: Game) -> None:
+        """Read ``game`` again as stored (its lock held): another server changed it."""
+        try:
+            stored = await self.db(self.storage.load_game, game.id)
+        except (sqlite3.Error, DamagedGame) as exc:
+            raise ProtocolError("storage", f"the game could not be read now ({exc})", 503) from None
+        if stored is None:
+            raise ProtocolError("no-game", f"there is no game {game.id!r}", 404)
+        try:
+            game.session = _replayed(stored)
+        except (RecordError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise ProtocolError("broken", f"game {game.id} does not replay: {exc}", 410) from None
+        _take_stored(game, stored)
+
+    def resync(self) -> None:
+        """Notifications may have been missed (the listener was cut off): compare every game
+        here with the database, and read again those another server changed."""
+        asyncio.get_running_loop().create_task(self._resync())
+
+    async def _resync(self) -> None:
+        ids = list(self.games)
+        try:
+            stored = await self.db(self.shared.versions, ids)
+        except sqlite3.Error as exc:
+            log.warning("dorf: the games in memory could not be compared with the database: %s", exc)
+            return
+        for game_id, version in stored.items():
+            game = self.games.get(game_id)
+            if game is not None and version != game.session.version:
+                await self._follow(game, None)
+
+    async def _heartbeat(self) -> None:
+        """Say now and then that this server is alive; forget the clients of servers that died."""
+        assert self.link is not None
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                await self.db(self.shared.heartbeat, self.link.instance, DEAD_AFTER)
+            except sqlite3.Error as exc:
+                log.warning("dorf: the heartbeat was not stored: %s", exc)
+
+    def _claim(self, game: Game) -> None:
+        """Take the lease to think for the game's computer seats if one must decide and nobody
+        holds it (or its holder let it run out): then think here."""
+        session = game.session
+        if (
+            game.lease
+            or game.thinking
+            or session.is_over
+            or self._thinker(session, session.waiting()) is None
+        ):
+            return
+
+        async def claim() -> None:
+            assert self.link is not None
+            version = game.session.version
+            try:
+                mine = await self.db(self.shared.claim_thinking, game.id, version, self.link.instance)
+            except sqlite3.Error:
+                return
+            if mine and game.session.version == version:
+                game.lease = True
+                self.kick(game)
+
+        asyncio.get_running_loop().create_task(claim())
 
     async def _write_changes(self, rows: list[ChangeRow]) -> None:
         await self.db(self.storage.write_changes, rows)
@@ -725,19 +1025,19 @@ class Hub:
 
     # --- who is let in: seat holders always, spectators while there is room ------------------
 
-    def attach(self, game: Game | Broken, conn: Connection) -> None:
+    async def attach(self, game: Game | Broken, conn: Connection) -> None:
         """A new client of a game, counted as a spectator: it holds no seat until its hello
         proves one.  Without room for another spectator it is held back (``conn.refusal`` says
         why): it hears nothing of the game's changes, and unless its first message is a hello
         that proves a seat (within ``hello_seconds``) it is turned away."""
-        conn.refusal = self._no_room(game, conn, set())
+        conn.refusal = await self._room(game, conn, set())
         if conn.refusal is None:
             self._count(game, conn, WATCHING)
 
-    def admit(self, game: Game | Broken, conn: Connection, seats: set[int]) -> bool:
+    async def admit(self, game: Game | Broken, conn: Connection, seats: set[int]) -> bool:
         """The client's hello proved ``seats`` (perhaps none): count it as their holder, or as a
         spectator.  False, with ``conn.refusal`` set, if there is no room for it as that."""
-        refusal = self._no_room(game, conn, seats)
+        refusal = await self._room(game, conn, seats)
         if refusal is None and isinstance(game, Game) and self.games.get(game.id) is not game:
             refusal = ProtocolError("busy", "the game left memory meanwhile: connect again", 503)
         conn.refusal = refusal
@@ -748,27 +1048,56 @@ class Hub:
         self._count(game, conn, PLAYING if seats else WATCHING)
         return True
 
-    def detach(self, game: Game | Broken, conn: Connection) -> None:
+    async def detach(self, game: Game | Broken, conn: Connection) -> None:
+        counted = conn.role is not None
         self._uncount(game, conn)
         if isinstance(game, Game):
             game.used = time.monotonic()
+        if self.link is not None and counted:
+            with contextlib.suppress(sqlite3.Error):
+                await self.db(self.shared.unseat_client, self.link.instance, conn.number)
 
-    def _no_room(self, game: Game | Broken, conn: Connection, seats: set[int]) -> ProtocolError | None:
-        """Why ``conn`` cannot be let in holding ``seats`` (none: as a spectator); None if it can.
+    async def _room(self, game: Game | Broken, conn: Connection, seats: set[int]) -> ProtocolError | None:
+        """Why ``conn`` cannot be let in holding ``seats`` (none: as a spectator); None if it can
+        (and, with several servers, it is counted in the database at once: two servers cannot
+        both let in the last one)."""
+        decide = partial(self._no_room, conn, seats)
+        if self.link is None:
+            address = conn.address
+            holders = self._holders.get(address, 0) - (conn.role == PLAYING)
+            watching = self._watching.get(address, 0) - (conn.role == WATCHING)
+            spectators = (
+                sum(1 for c in game.connections if c.role == WATCHING and c is not conn)
+                if isinstance(game, Game)
+                else 0
+            )
+            return decide(holders, watching, spectators)
+        role = PLAYING if seats else WATCHING
+        try:
+            refusal: ProtocolError | None = await self.db(
+                self.shared.seat_client, self.link.instance, conn.number, conn.address, game.id, role, decide
+            )
+        except sqlite3.Error as exc:
+            return ProtocolError("storage", f"the database cannot count clients now ({exc})", 503)
+        return refusal
+
+    def _no_room(
+        self, conn: Connection, seats: set[int], holders: int, watching: int, spectators: int
+    ) -> ProtocolError | None:
+        """Why ``conn`` cannot be let in holding ``seats``, when its address has ``holders``
+        other seat-holding clients and ``watching`` other spectators, and its game
+        ``spectators`` other spectators; None if it can.
 
         A seat holder is always let in, however many spectators there are, in the game or in
         all; only its own address's other seat-holding clients count against it.  A spectator
         needs room in the game, in all, and among its address's spectators."""
-        address = conn.address
         per_address = self.config.max_connections_per_address
         if seats:
-            holders = self._holders.get(address, 0) - (conn.role == PLAYING)
             if per_address and holders >= per_address:
                 return ProtocolError(
                     "busy", f"{holders} clients from your address hold seats already: close one first", 503
                 )
             return None
-        watching = self._watching.get(address, 0) - (conn.role == WATCHING)
         if per_address and watching >= per_address:
             return ProtocolError(
                 "busy", f"{watching} clients from your address watch games already: close one first", 503
@@ -779,14 +1108,12 @@ class Hub:
                 "the server has as many clients as it takes (its players still get in): try again later",
                 503,
             )
-        if isinstance(game, Game):
-            spectators = sum(1 for c in game.connections if c.role == WATCHING and c is not conn)
-            if spectators >= self.config.max_spectators:
-                return ProtocolError(
-                    "busy",
-                    "this game has as many spectators as it takes (its players still get in): try later",
-                    503,
-                )
+        if spectators >= self.config.max_spectators:
+            return ProtocolError(
+                "busy",
+                "this game has as many spectators as it takes (its players still get in): try later",
+                503,
+            )
         return None
 
     def _count(self, game: Game | Broken, conn: Connection, role: str) -> None:
@@ -813,9 +1140,12 @@ class Hub:
     # --- computer seats ------------------------------------------------------------------------
 
     def kick(self, game: Game) -> None:
-        """Start a computer player for every computer seat that must decide now."""
+        """Start a computer player for every computer seat that must decide now (with several
+        servers, only on the one that holds the game's lease to think)."""
         session = game.session
         if session.is_over or self.games.get(game.id) is not game:
+            return
+        if self.link is not None and not game.lease:
             return
         for seat in session.waiting():
             if session.seats[seat].kind == COMPUTER and seat not in game.thinking:
@@ -826,21 +1156,22 @@ class Hub:
         return sorted(game.thinking) if game is not None else []
 
     async def _think(self, game: Game, seat: int) -> None:
-        session = game.session
-        spec = session.seats[seat].player or "greedy"
+        spec = game.session.seats[seat].player or "greedy"
         moved = False
         try:
             await asyncio.sleep(self.config.ai_delay)
             answer: Json | None = None
-            epoch = -1
+            epoch = (-1, -1)
             delay = 0.5
-            while not session.is_over and seat in session.waiting():
-                if answer is None or epoch != session.epoch:
-                    epoch = session.epoch
+            while not (session := game.session).is_over and seat in session.waiting():
+                now_at = (id(session), session.epoch)  # a new session: read again after a change elsewhere
+                if answer is None or epoch != now_at:  # thought before an undo
+                    epoch = now_at
                     answer = await self._answer(game, seat, spec)
                     continue
                 try:
                     await self.move(game, _move_of(seat, answer))
+                    self.thoughts += 1
                     moved = True
                     return
                 except ProtocolError as exc:
@@ -854,6 +1185,8 @@ class Hub:
                         )
                         await asyncio.sleep(delay)
                         delay = min(MAX_RETRY, delay * 2)
+                    elif exc.code in ("illegal", "bad-message") and id(game.session) != epoch[0]:
+                        answer = None  # another server changed the game: think again
                     elif exc.code in ("illegal", "bad-message"):
                         log.error("dorf: computer move refused in game %s: %s", game.id, exc.message)
                         answer = _any_decision(session, seat)
@@ -907,6 +1240,29 @@ class Hub:
                 "dorf: %s (%s) in game %s: %s; it plays greedy", session.name(seat), spec, game.id, exc
             )
             return await asyncio.to_thread(think, record, player, "greedy", seed)
+
+
+def _made_before(game: Game, move: Move) -> Json | None:
+    """If a move with this key was made for this seat already: its decision, marked ``again``."""
+    made = game.keys.get(move.key) if move.key is not None else None
+    if made is None or made[0] != move.seat:
+        return None
+    return {**game.session.decisions[made[1] - 1], "again": True}
+
+
+def _follows(session: GameSession, change: Heard) -> bool:
+    """Make another server's change (one version on from ``session``'s) here: whether it could
+    be made so (else the game is read again)."""
+    if change.kind == "move" and change.decision is not None and change.number == len(session.decisions) + 1:
+        try:
+            session.apply(_move_of(change.seat, change.decision))
+        except (ProtocolError, KeyError, TypeError, ValueError):
+            return False
+        return True
+    if change.kind == "undo" and change.keep < len(session.decisions):
+        session.undo(len(session.decisions) - change.keep)
+        return True
+    return False
 
 
 def _move_of(seat: int, answer: Json) -> Move:

@@ -19,7 +19,8 @@ dorf.server.protocol.ProtocolError: at [1] is not [q, r] with two integers
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dorf.formats.notation import is_int, parse_at_rot
@@ -30,6 +31,8 @@ MAX_MESSAGE = 4096
 #: Largest HTTP request body (a game record uploaded to the replay viewer fits easily).
 MAX_BODY = 1_000_000
 #: Client message types.
+#: A move's key (:attr:`Move.key`).
+MOVE_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync")
 
 
@@ -53,6 +56,9 @@ class Move:
     seat: int
     placement: Placement | None = None
     pick: int | None = None
+    #: The client's name for this move: a move whose key was made for the seat already is not
+    #: made again (a client that lost its connection may send it again safely).
+    key: str | None = None
 
 
 def parse_json(text: str | bytes, limit: int = MAX_MESSAGE) -> Any:
@@ -80,7 +86,18 @@ def parse_seat(raw: Any) -> int:
 
 
 def parse_move(data: dict[str, Any]) -> Move:
-    """``{"seat": S, "at": [q, r], "rot": K}`` or ``{"seat": S, "pick": TILE}``."""
+    """``{"seat": S, "at": [q, r], "rot": K}`` or ``{"seat": S, "pick": TILE}``, with an
+    optional ``"key"`` (1 to 64 letters, digits, ``-`` and ``_``)."""
+    move = _parse_decision(data)
+    key = data.get("key")
+    if key is None:
+        return move
+    if not isinstance(key, str) or not MOVE_KEY.fullmatch(key):
+        raise ProtocolError("bad-message", "key must be 1 to 64 letters, digits, - or _")
+    return replace(move, key=key)
+
+
+def _parse_decision(data: dict[str, Any]) -> Move:
     seat = parse_seat(data.get("seat"))
     if "pick" in data:
         pick = data["pick"]

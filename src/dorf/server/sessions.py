@@ -448,6 +448,28 @@ class GameSession:
         self.version += 1
         return entry
 
+    def trial(self, move: Move) -> tuple[Json, bool, tuple[int, ...]]:
+        """A move's record entry, whether the game is over after it and which seats decide then,
+        without making it (it is made and taken back at once: nothing else sees it).  Raises
+        ProtocolError if the move may not be made."""
+        error = self.why_not(move)
+        if error is not None:
+            raise error
+        entry = self.entry(move)
+        state = self.state
+        apply_decision(state, len(self.decisions) + 1, entry)
+        try:
+            over = state.is_over
+            if over:
+                waiting: tuple[int, ...] = ()
+            elif isinstance(state, CoopState):
+                waiting = (self.order[state.player],)
+            else:
+                waiting = tuple(sorted(self.order[p] for p in state.to_move()))
+        finally:
+            state.undo()
+        return entry, over, waiting
+
     # --- practice games -------------------------------------------------------------
 
     def can_undo(self) -> bool:

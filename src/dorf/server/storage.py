@@ -29,10 +29,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dorf.db import connect, migrate, transaction
 
@@ -42,7 +43,7 @@ SCHEMA: tuple[str, ...] = (
         id TEXT PRIMARY KEY,
         mode TEXT NOT NULL CHECK (mode IN ('coop', 'duel', 'head-to-head')),
         tileset TEXT NOT NULL,
-        seed INTEGER NOT NULL,
+        seed BIGINT NOT NULL,
         undo INTEGER NOT NULL DEFAULT 0 CHECK (undo IN (0, 1)),
         created TEXT NOT NULL,
         updated TEXT NOT NULL,
@@ -79,6 +80,31 @@ SCHEMA: tuple[str, ...] = (
     ALTER TABLE server_game ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0 CHECK (seed_chosen IN (0, 1));
     UPDATE server_game SET seed_chosen = 1 WHERE seed < 4294967296
     """,
+    # Several servers on one database (PostgreSQL): each game's version, the compare-and-set
+    # that orders its changes; the key a client gave a move (made once, however often sent);
+    # which server thinks for its computer seats, until when; the servers alive, their
+    # clients, and the requests counted by the creation limits.
+    """
+    ALTER TABLE server_game ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    UPDATE server_game
+        SET version = (SELECT count(*) FROM server_decision d WHERE d.game_id = server_game.id);
+    ALTER TABLE server_game ADD COLUMN thinker TEXT;
+    ALTER TABLE server_game ADD COLUMN think_until DOUBLE PRECISION;
+    ALTER TABLE server_decision ADD COLUMN key TEXT;
+    CREATE TABLE server_instance (id TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL);
+    CREATE TABLE server_client (
+        instance TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        game_id TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('watching', 'playing')),
+        PRIMARY KEY (instance, id)
+    );
+    CREATE INDEX server_client_by_address ON server_client (address);
+    CREATE INDEX server_client_by_game ON server_client (game_id);
+    CREATE TABLE server_hit (key TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX server_hit_by_key ON server_hit (key, at)
+    """,
 )
 
 
@@ -86,13 +112,28 @@ class DamagedGame(ValueError):
     """A stored game that cannot be read; the message is one line."""
 
 
-#: One change of a game to write: (game id, decision number, seat, decision or None for an
-#: undo, finished, decisions kept by the undo).
-ChangeRow = tuple[str, int, int, dict[str, Any] | None, bool, int]
+class ChangeRow(NamedTuple):
+    """One change of a game to write: decision ``number`` made by ``seat``, or with
+    ``decision`` None an undo back to ``keep`` decisions; ``version`` is the game's version
+    after it, ``key`` the key its client gave the move (if any)."""
+
+    game_id: str
+    number: int
+    seat: int
+    decision: dict[str, Any] | None
+    finished: bool
+    keep: int
+    version: int = 0
+    key: str | None = None
 
 
 class GameOver(sqlite3.IntegrityError):
     """A change to a finished game, refused: a finished game never changes."""
+
+
+class Unavailable(sqlite3.OperationalError):
+    """The database cannot be reached now (PostgreSQL's connection lost, timed out): try again
+    later, as with a locked SQLite file."""
 
 
 def now() -> str:
@@ -133,6 +174,10 @@ class StoredGame:
     first: int = 1
     #: Whoever created the game chose its seed (never in a campaign).
     seed_chosen: bool = False
+    #: The game's version: its changes so far (decisions, and undos).
+    version: int = 0
+    #: The key its client gave each decision (None: none given).
+    keys: list[str | None] = field(default_factory=list)
 
 
 class Storage:
@@ -154,47 +199,33 @@ class Storage:
                 "INSERT INTO server_game"
                 " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game.id,
-                    game.mode,
-                    game.tileset,
-                    game.seed,
-                    int(game.practice),
-                    int(game.practice),
-                    game.first,
-                    game.created,
-                    game.created,
-                    int(game.seed_chosen),
-                ),
+                game_rows(game),
             )
             self.conn.executemany(
                 "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash)
-                    for s in game.seats
-                ],
+                seat_rows(game),
             )
 
     def add_decision(
         self, game_id: str, number: int, seat: int, decision: dict[str, Any], *, finished: bool
     ) -> None:
         """Write decision ``number`` (1-based) of a game: all or nothing."""
-        self.write_changes([(game_id, number, seat, decision, finished, 0)])
+        self.write_changes([ChangeRow(game_id, number, seat, decision, finished, 0)])
 
     def truncate(self, game_id: str, keep: int) -> None:
         """Drop every decision after the first ``keep`` (an undo)."""
-        self.write_changes([(game_id, keep, 0, None, False, keep)])
+        self.write_changes([ChangeRow(game_id, keep, 0, None, False, keep)])
 
-    def write_changes(self, rows: list[ChangeRow]) -> None:
-        """Write changes of games in order, all in one transaction (all or nothing): each row is
-        ``(game id, number, seat, decision, finished, keep)``, a decision ``number``, or with
-        decision None an undo back to ``keep`` decisions (:mod:`dorf.server.writer`)."""
+    def write_changes(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Write changes of games in order, all in one transaction (all or nothing): each row a
+        :class:`ChangeRow` (or its first six fields) (:mod:`dorf.server.writer`)."""
         stamp = now()
-        touched: dict[str, bool] = {}
+        touched: dict[str, tuple[bool, int | None]] = {}
         with transaction(self.conn):
-            for game_id, number, seat, decision, finished, keep in rows:
-                if touched.get(game_id):
+            for change in (ChangeRow(*row) for row in rows):
+                game_id, number, seat, decision, finished, keep, stored, key = change
+                if touched.get(game_id, (False, 0))[0]:
                     raise GameOver(f"game {game_id} is over: a finished game never changes")
                 if decision is None:
                     self.conn.execute(
@@ -202,15 +233,16 @@ class Storage:
                     )
                 else:
                     self.conn.execute(
-                        "INSERT INTO server_decision (game_id, number, seat, decision, made)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (game_id, number, seat, json.dumps(decision, separators=(",", ":")), stamp),
+                        "INSERT INTO server_decision (game_id, number, seat, decision, made, key)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (game_id, number, seat, decision_text(decision), stamp, key),
                     )
-                touched[game_id] = decision is not None and finished
-            for game_id, done in touched.items():  # and a finished game refuses them all
+                touched[game_id] = (decision is not None and finished, stored or None)
+            for game_id, (done, version) in touched.items():  # and a finished game refuses them all
                 changed = self.conn.execute(
-                    "UPDATE server_game SET updated = ?, finished = ? WHERE id = ? AND finished = 0",
-                    (stamp, int(done), game_id),
+                    "UPDATE server_game SET updated = ?, finished = ?, version = coalesce(?, version)"
+                    " WHERE id = ? AND finished = 0",
+                    (stamp, int(done), version, game_id),
                 ).rowcount
                 if changed != 1:
                     self._unfinished(game_id)  # raises why
@@ -237,40 +269,92 @@ class Storage:
         :class:`DamagedGame` if its rows cannot be read, sqlite3.OperationalError if the
         file cannot be read now (locked, gone)."""
         try:
-            row = self.conn.execute(
-                "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen"
-                " FROM server_game WHERE id = ?",
-                (game_id,),
-            ).fetchone()
+            # Only this server's database thread writes the server's tables: no snapshot needed.
+            row = self.conn.execute(GAME_QUERY.replace("%s", "?"), (game_id,)).fetchone()
             if row is None:
                 return None
-            gid, mode, tileset, seed, practice, created, finished, first, chosen = row
-            game = StoredGame(
-                gid, mode, tileset, seed, bool(practice), created, bool(finished), [], [], first, bool(chosen)
-            )
-            for seat, kind, name, player, token_hash, invite_hash in self.conn.execute(
-                "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"
-                " WHERE game_id = ? ORDER BY seat",
-                (game_id,),
-            ):
-                game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
-            rows = self.conn.execute(
-                "SELECT number, decision FROM server_decision WHERE game_id = ? ORDER BY number", (game_id,)
-            ).fetchall()
+            seats = self.conn.execute(SEATS_QUERY.replace("%s", "?"), (game_id,)).fetchall()
+            decisions = self.conn.execute(DECISIONS_QUERY.replace("%s", "?"), (game_id,)).fetchall()
         except sqlite3.OperationalError:
             raise
         except sqlite3.DatabaseError as exc:
             raise DamagedGame(f"its rows in the database file are damaged ({exc})") from None
-        if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
-            raise DamagedGame("its seats are missing or out of order")
-        for expected, (number, text) in enumerate(rows, 1):
-            if number != expected:
-                raise DamagedGame(f"decision {expected} is missing")
-            try:
-                decision = json.loads(text)
-            except (TypeError, ValueError, RecursionError):
-                raise DamagedGame(f"decision {number} is not JSON") from None
-            if not isinstance(decision, dict):
-                raise DamagedGame(f"decision {number} is not a JSON object")
-            game.decisions.append(decision)
-        return game
+        return stored_game(row, seats, decisions)
+
+
+#: How a stored game is read (``%s`` for its id), the same on SQLite and PostgreSQL.
+GAME_QUERY = (
+    "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version"
+    " FROM server_game WHERE id = %s"
+)
+SEATS_QUERY = (
+    "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"
+    " WHERE game_id = %s ORDER BY seat"
+)
+DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_id = %s ORDER BY number"
+
+
+def game_rows(game: StoredGame) -> tuple[Any, ...]:
+    """The values of a new game's row: id, mode, tileset, seed, undo, practice, first, created,
+    updated, seed_chosen."""
+    return (
+        game.id,
+        game.mode,
+        game.tileset,
+        game.seed,
+        int(game.practice),
+        int(game.practice),
+        game.first,
+        game.created,
+        game.created,
+        int(game.seed_chosen),
+    )
+
+
+def seat_rows(game: StoredGame) -> list[tuple[Any, ...]]:
+    """The rows of a new game's seats."""
+    return [(game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash) for s in game.seats]
+
+
+def decision_text(decision: dict[str, Any]) -> str:
+    """How a decision is stored: compact JSON."""
+    return json.dumps(decision, separators=(",", ":"))
+
+
+def stored_game(
+    row: Sequence[Any], seats: Iterable[Sequence[Any]], decisions: Iterable[Sequence[Any]]
+) -> StoredGame:
+    """A game from its rows (of :data:`GAME_QUERY`, :data:`SEATS_QUERY` and
+    :data:`DECISIONS_QUERY`); raises :class:`DamagedGame` if they do not make one."""
+    gid, mode, tileset, seed, practice, created, finished, first, chosen, version = row
+    game = StoredGame(
+        gid,
+        mode,
+        tileset,
+        seed,
+        bool(practice),
+        created,
+        bool(finished),
+        [],
+        [],
+        first,
+        bool(chosen),
+        version,
+    )
+    for seat, kind, name, player, token_hash, invite_hash in seats:
+        game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
+    if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
+        raise DamagedGame("its seats are missing or out of order")
+    for expected, (number, text, key) in enumerate(decisions, 1):
+        if number != expected:
+            raise DamagedGame(f"decision {expected} is missing")
+        try:
+            decision = json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            raise DamagedGame(f"decision {number} is not JSON") from None
+        if not isinstance(decision, dict):
+            raise DamagedGame(f"decision {number} is not a JSON object")
+        game.decisions.append(decision)
+        game.keys.append(key)
+    game.version = max(game.version, len(game.decisions))
+    return game

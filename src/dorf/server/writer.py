@@ -61,10 +61,14 @@ class Change:
     keep: int = 0
     #: The client that made it (told once it is stored), if any.
     by: Any = None
+    #: The key the client gave the move, if any.
+    key: str | None = None
 
     def row(self) -> ChangeRow:
-        """What the storage writes: (game id, number, seat, decision or None, finished, keep)."""
-        return (self.game.id, self.number, self.seat, self.entry, self.finished, self.keep)
+        """What the storage writes."""
+        return ChangeRow(
+            self.game.id, self.number, self.seat, self.entry, self.finished, self.keep, self.version, self.key
+        )
 
 
 class Writer:
