@@ -45,9 +45,19 @@ ENGINE_TESTS = {
 AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
 
 
+#: The server's tests that run on both databases: ``db`` is a SQLite file, then a PostgreSQL
+#: database of the test's own (``[sqlite]``, ``[postgresql]``).  A test there that reads the
+#: SQLite file itself is marked ``sqlite_only``.
+SERVER_TESTS = {"test_server", "test_server_deltas", "test_server_edge", "test_server_fairness"}
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if Path(metafunc.definition.fspath).stem in ENGINE_TESTS:
+    stem = Path(metafunc.definition.fspath).stem
+    if stem in ENGINE_TESTS:
         metafunc.parametrize("engine_backend", AVAILABLE, indirect=True)
+    if stem in SERVER_TESTS and "db" in metafunc.fixturenames:
+        sqlite_only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        metafunc.parametrize("db", ["sqlite"] if sqlite_only else ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture(autouse=True)
@@ -70,8 +80,15 @@ def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A database file of the test's own (the server's and the campaigns' tests)."""
+def db(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A database of the test's own (the server's and the campaigns' tests): a SQLite file, or
+    for the server's tests in SERVER_TESTS also a PostgreSQL database's URL (typed as a Path for
+    the tests that only hand it to the server); the campaigns of a server on PostgreSQL stay in
+    the SQLite file of $DORF_DB, the test's own too."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        monkeypatch.setenv("DORF_DB", str(tmp_path / "campaigns.sqlite3"))
+        url: Path = request.getfixturevalue("pg_url")
+        return url
     return tmp_path / "dorf.sqlite3"
 
 

@@ -376,6 +376,7 @@ def test_a_restart_resumes_every_game_where_it_stood(db: Path) -> None:
             sock.wait(lambda s: s["game"]["turn"] == before[coop["id"]]["turn"] + 2)
 
 
+@pytest.mark.sqlite_only  # the SQLite file itself (the writer behind; the file read)
 def test_a_write_the_database_refuses_is_tried_again_and_saved_once_it_can(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -404,6 +405,7 @@ def test_a_write_the_database_refuses_is_tried_again_and_saved_once_it_can(
         assert client.get(f"/api/games/{made['id']}").json()["turn"] == 2
 
 
+@pytest.mark.sqlite_only  # the SQLite file itself (the writer behind; the file read)
 def test_moves_are_refused_once_the_database_has_refused_writes_for_longer_than_the_grace(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

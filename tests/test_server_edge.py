@@ -186,6 +186,7 @@ def test_dorf_serve_believes_forwarded_for_from_a_trusted_proxy_only(db: Path) -
 # --- 3. creating campaigns is limited ---------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # restarted, a server on SQLite forgets the count (PostgreSQL keeps it)
 def test_creating_campaigns_is_limited_per_address(db: Path) -> None:
     with served(db, campaign_limit=2) as client:
         for name in ("One", "Two"):

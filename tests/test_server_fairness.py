@@ -207,6 +207,7 @@ def test_the_total_cap_cannot_lock_out_seat_holders(db: Path) -> None:
 # --- 2. seeds: chosen only where nobody plays against it ---------------------------------------------
 
 
+@pytest.mark.sqlite_only  # the SQLite file itself (the writer behind; the file read)
 def test_a_game_with_an_online_seat_gets_its_seed_from_the_server_only(db: Path) -> None:
     with served(db) as client:
         for mode in ("coop", "duel"):
@@ -222,6 +223,7 @@ def test_a_game_with_an_online_seat_gets_its_seed_from_the_server_only(db: Path)
     assert rows[0][1] != 777 and rows[0][1].bit_length() > 32
 
 
+@pytest.mark.sqlite_only  # the SQLite file itself
 def test_a_game_of_a_chosen_seed_says_so_and_no_campaign_takes_it(db: Path) -> None:
     rng = random.Random(6)
     with served(db) as client:

@@ -40,7 +40,7 @@ import secrets
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -363,6 +363,7 @@ class Hub:
         self._beat: asyncio.Task[None] | None = None
         #: Computer decisions thought on this server.
         self.thoughts = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         self.writer = Writer(self._write_changes, self._saved, self._lost, config.storage_grace)
         self._sweeper: asyncio.Task[None] | None = None
         #: Clients let in, in all; and per address, spectators and seat-holding clients.
@@ -484,7 +485,7 @@ class Hub:
         self._hold(game)
         if game_id in self._stale:  # another server changed it while it was read
             self._stale.discard(game_id)
-            asyncio.get_running_loop().create_task(self._follow(game, None))
+            self._background(self._follow(game, None))
         elif self.link is not None:
             self._claim(game)
         self.kick(game)
@@ -843,7 +844,7 @@ class Hub:
         """Another server stored a change: follow it if the game is here."""
         game = self.games.get(change.game)
         if game is not None:
-            asyncio.get_running_loop().create_task(self._follow(game, change))
+            self._background(self._follow(game, change))
         elif change.game in self._loading:
             self._stale.add(change.game)
 
@@ -890,7 +891,7 @@ class Hub:
     def resync(self) -> None:
         """Notifications may have been missed (the listener was cut off): compare every game
         here with the database, and read again those another server changed."""
-        asyncio.get_running_loop().create_task(self._resync())
+        self._background(self._resync())
 
     async def _resync(self) -> None:
         ids = list(self.games)
@@ -937,7 +938,7 @@ class Hub:
                 game.lease = True
                 self.kick(game)
 
-        asyncio.get_running_loop().create_task(claim())
+        self._background(claim())
 
     async def _write_changes(self, rows: list[ChangeRow]) -> None:
         await self.db(self.storage.write_changes, rows)
@@ -1053,9 +1054,21 @@ class Hub:
         self._uncount(game, conn)
         if isinstance(game, Game):
             game.used = time.monotonic()
-        if self.link is not None and counted:
-            with contextlib.suppress(sqlite3.Error):
-                await self.db(self.shared.unseat_client, self.link.instance, conn.number)
+        if self.link is not None and counted:  # not awaited: the client's task may be cancelled
+            self._background(self.db(self.shared.unseat_client, self.link.instance, conn.number))
+
+    def _background(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` on its own (a database error is logged); kept until it is done."""
+
+        async def run() -> None:
+            try:
+                await work
+            except sqlite3.Error as exc:
+                log.warning("dorf: %s", exc)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _room(self, game: Game | Broken, conn: Connection, seats: set[int]) -> ProtocolError | None:
         """Why ``conn`` cannot be let in holding ``seats`` (none: as a spectator); None if it can
