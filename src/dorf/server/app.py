@@ -201,8 +201,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             "connections": hub().connected,
             "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
             "writes": {
-                "transactions": hub().writer.batches,
-                "changes": hub().writer.written,
+                "transactions": hub().writer.batches + hub().committer.batches,
+                "changes": hub().writer.written + hub().committer.written,
                 "waiting": hub().writer.waiting,
             },
         }

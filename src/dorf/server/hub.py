@@ -70,7 +70,7 @@ from dorf.server.sessions import (
     check_player_spec,
     computer_seed,
 )
-from dorf.server.shared import Heard, Link
+from dorf.server.shared import Committer, Heard, Link
 from dorf.server.storage import (
     ChangeRow,
     DamagedGame,
@@ -358,6 +358,7 @@ class Hub:
         self._storage: Storage | PostgresStorage | None = None
         #: Several servers on one PostgreSQL database: this one's link to the others.
         self.link = Link(str(config.db), self._heard, self.resync) if is_url(config.db) else None
+        self.committer = Committer(self._commit_changes)
         #: Games another server changed while this one was reading them.
         self._stale: set[str] = set()
         self._beat: asyncio.Task[None] | None = None
@@ -384,6 +385,7 @@ class Hub:
             await self.link.ready()
             await self.db(self._storage.heartbeat, self.link.instance, DEAD_AFTER)
             self._beat = loop.create_task(self._heartbeat())
+            self.committer.start()
         else:
             self._storage = await self.db(Storage, self.config.db)
         self.writer.start()
@@ -422,6 +424,7 @@ class Hub:
         await self.pool.close()
         await self.writer.close(timeout=10.0)
         if self.link is not None:
+            await self.committer.close()
             await asyncio.to_thread(self.link.stop)
             with contextlib.suppress(sqlite3.Error):
                 await self.db(self.shared.leave, self.link.instance)
@@ -741,7 +744,7 @@ class Hub:
                 row = ChangeRow(game.id, number, move.seat, entry, over, 0, session.version + 1, move.key)
                 told = Heard(game.id, row.version, "move", move.seat, number, entry, key=move.key)
                 if await self._commit(
-                    Shared(row, session.version, thinker, told.payload(self.link.instance))
+                    game, Shared(row, session.version, thinker, told.payload(self.link.instance))
                 ):
                     session.apply(move)
                     self._made(game, thinker, move.key, move.seat, number)
@@ -757,16 +760,21 @@ class Hub:
         self.kick(game)
         return entry
 
-    async def _commit(self, change: Shared) -> bool:
-        """Store a change if its game is still at the version it was made from: whether it was."""
+    async def _commit(self, game: Game, change: Shared) -> bool:
+        """Store a change if its game is still at the version it was made from: whether it was.
+        If the answer is lost (the database failed, the move was cancelled), whether it was
+        stored is not known here: the game is read again."""
         try:
-            (written,) = await self.db(self.shared.commit_changes, [change])
-        except sqlite3.Error as exc:
-            raise ProtocolError(
-                "storage", f"the move was not made: the database refused it ({exc})", 503
-            ) from None
-        self.writer.batches += 1
-        self.writer.written += written
+            return await self.committer.commit(change)
+        except BaseException as exc:
+            self._background(self._follow(game, None))  # once the lock is free
+            if isinstance(exc, sqlite3.Error):
+                message = f"the move was not made: the database refused it ({exc})"
+                raise ProtocolError("storage", message, 503) from None
+            raise
+
+    async def _commit_changes(self, changes: list[Shared]) -> list[bool]:
+        written: list[bool] = await self.db(self.shared.commit_changes, changes)
         return written
 
     async def limit_wait(self, limit: CreationLimit, what: str, address: str) -> float | None:
@@ -822,7 +830,9 @@ class Hub:
                 keep = len(session.decisions) - count
                 row = ChangeRow(game.id, keep, seat, None, False, keep, session.version + 1)
                 told = Heard(game.id, row.version, "undo", seat, keep=keep)
-                if await self._commit(Shared(row, session.version, None, told.payload(self.link.instance))):
+                if await self._commit(
+                    game, Shared(row, session.version, None, told.payload(self.link.instance))
+                ):
                     session.undo(count)
                     for task in game.thinking.values():
                         task.cancel()

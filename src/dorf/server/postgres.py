@@ -211,8 +211,9 @@ class PostgresStorage:
         """Write changes of games in one transaction, each only if its game is still at the
         version it was made from: whether each was written (and the other servers told)."""
         stamp = now()
-        with self.transaction() as conn:
-            with conn.pipeline():
+        conn = self.connection()
+        try:
+            with conn.pipeline(), conn.transaction():  # one round trip for all
                 cursors = [
                     conn.execute(
                         UNDO if change.row.decision is None else DECIDE,
@@ -237,6 +238,10 @@ class PostgresStorage:
                     for change in changes
                 ]
             return [cursor.fetchone() is not None for cursor in cursors]
+        except psycopg.errors.IntegrityError as exc:
+            raise GameOver(one_line(exc)) from None
+        except psycopg.Error as exc:
+            raise Unavailable(one_line(exc)) from None
 
     def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str, payload: str = "") -> None:
         """An invited player takes a seat; the other servers are told (``payload``)."""

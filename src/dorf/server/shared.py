@@ -16,16 +16,17 @@ every game it holds with the database (``resync``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dorf.server.postgres import CHANNEL, one_line, redact
+from dorf.server.postgres import CHANNEL, Shared, one_line, redact
 
 try:
     import psycopg
@@ -166,3 +167,56 @@ class Link:
             if sender != self.instance:
                 self.heard += 1
                 self._hear(change)
+
+
+class Committer:
+    """Changes of many games stored together: each :meth:`commit` waits for the transaction
+    that stores its change with every other change that came while the one before was being
+    written (one round trip for all, however many moves come at once)."""
+
+    def __init__(self, write: Callable[[list[Shared]], Awaitable[list[bool]]]) -> None:
+        self._write = write
+        self._queue: list[tuple[Shared, asyncio.Future[bool]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.written = 0
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for _, done in self._queue:
+            if not done.done():
+                done.cancel()
+
+    async def commit(self, change: Shared) -> bool:
+        """Whether ``change`` was stored (False: its game was not at the version it was made
+        from); raises what the database raised."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.append((change, done))
+        self._wake.set()
+        return await done
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    results = await self._write([change for change, _ in batch])
+                except Exception as exc:  # every change of the batch is told
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                self.batches += 1
+                self.written += sum(results)
+                for (_, done), written in zip(batch, results, strict=True):
+                    if not done.done():
+                        done.set_result(written)
