@@ -7,7 +7,7 @@ object under ``"error"``, with a 4xx status) and changes nothing.  The
 protocol itself is described in ``docs/server.md``.
 
 >>> parse_move({"seat": 0, "at": [1, -1], "rot": 2})
-Move(seat=0, placement=Placement(at=Hex(1, -1), rot=2), pick=None)
+Move(seat=0, placement=Placement(at=Hex(1, -1), rot=2), pick=None, key=None)
 >>> parse_move({"seat": 1, "pick": 12}).pick
 12
 >>> parse_move({"seat": 0, "at": [1], "rot": 2})
