@@ -19,7 +19,7 @@ import pytest
 from dorf.rules.area import COMPILED, use_backend
 
 if TYPE_CHECKING:
-    from pgcluster import Cluster
+    from dorf.server.pgcluster import Cluster
 
 #: The test modules of the engine (rules, games, formats, players).
 ENGINE_TESTS = {
@@ -106,7 +106,7 @@ def pg_cluster() -> Iterator[Cluster]:
     folder on a free port; skipped where PostgreSQL is not installed, a failure there if
     DORF_REQUIRE_POSTGRES=1 (as ``./run.sh test`` sets it where it is or it installed it)."""
     try:
-        from pgcluster import Cluster, find_bin
+        from dorf.server.pgcluster import Cluster, find_bin
     except ImportError as error:  # psycopg, of the web extra
         missing = f"the PostgreSQL tests need psycopg 3 (pip install -e '.[web]'): {error}"
     else:

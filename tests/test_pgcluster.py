@@ -1,4 +1,4 @@
-"""The tests' own PostgreSQL (``tests/pgcluster.py``): a real server, and a fresh empty database
+"""The tests' own PostgreSQL (``dorf.server.pgcluster``): a real server, and a fresh empty database
 for each test that asks for one."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 
 import psycopg
 
-from pgcluster import Cluster
+from dorf.server.pgcluster import Cluster
 
 #: The tables a database's user made (none in an empty one).
 USER_TABLES = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"

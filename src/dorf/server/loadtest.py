@@ -867,6 +867,24 @@ def _instance_counts(text: str) -> list[int]:
     return counts
 
 
+def _on_throwaway_cluster(argv: list[str] | None) -> int:
+    """Run with ``--db temp``: the same command on a throwaway PostgreSQL cluster, stopped after."""
+    from dorf.server.pgcluster import Cluster, find_bin
+
+    if find_bin() is None:
+        print("loadtest: --db temp needs Debian's postgresql (apt-get install postgresql)", file=sys.stderr)
+        return 2
+    given = list(sys.argv[1:] if argv is None else argv)
+    at = given.index("--db") if "--db" in given else -1
+    with Cluster() as cluster:
+        if at >= 0:
+            given[at + 1] = cluster.url("postgres")
+        else:
+            given = [a if a != "--db=temp" else f"--db={cluster.url('postgres')}" for a in given]
+        print(f"a throwaway PostgreSQL cluster at {cluster.url('postgres')}", flush=True)
+        return main(given)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dorf.server.loadtest", description=__doc__.split("\n\n")[0]
@@ -902,7 +920,8 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         metavar="URL",
         help="a PostgreSQL server (postgresql://USER@HOST:PORT/DBNAME): each run creates a fresh "
-        "database there and drops it after (default: a fresh SQLite file)",
+        "database there and drops it after; 'temp': a throwaway cluster of Debian's postgresql "
+        "started for the run (dorf.server.pgcluster) (default: a fresh SQLite file)",
     )
     parser.add_argument(
         "--instances",
@@ -941,6 +960,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.against is not None and (args.url is not None or not 1 <= args.rounds <= 10):
         parser.error("--against starts both servers itself (no --url), 1 to 10 rounds")
     counts: list[int] = args.instances
+    if args.db == "temp":
+        return _on_throwaway_cluster(argv)
     if args.db is not None and not is_postgres(args.db):
         parser.error("--db takes a postgresql:// URL (without it each run has a fresh SQLite file)")
     if max(counts) > 1 and args.db is None:

@@ -6,18 +6,19 @@ the ``greedy`` computer player would, so the landscapes look played), opens
 each in Debian's Chromium through Playwright and saves:
 
 - ``solo-finished.png``: a finished solo game of the Board Game (1400 x 900);
-- ``duel.png``: a Duel against the computer in progress, both areas side by side,
-  a cell chosen with its preview (1400 x 900);
-- ``head-to-head-draft.png``: the Head to Head draft (1400 x 900);
-- ``head-to-head.png``: Head to Head after the draft, lakes and mountains laid (1400 x 900);
-- ``phone.png``: a solo game on a phone (390 x 844, touch), a cell tapped once;
-- ``phone-duel.png``: the Duel on a phone, with its tabs and the bottom bar.
+- for each view, one picture at each size of :data:`SIZES` (``coop-390x844.png``,
+  ``duel-844x390.png``, ``head-to-head-draft-1400x900.png``, ...): ``coop``, a solo game of
+  the Board Game with a cell chosen; ``duel``, a Duel against the computer in progress with a
+  cell chosen and its preview; ``head-to-head-draft``, the Head to Head draft with a tile
+  shown large; ``head-to-head``, Head to Head after the draft, lakes and mountains laid.
+  The phone sizes (390 x 844 upright, 844 x 390 on its side) are touch screens: the cell
+  and the draft's tile are tapped.
 
 The PNGs are reduced to a palette of 256 colours when Pillow is installed
 (``pip install pillow``, or the ``plot`` extra), which keeps them small.
 Needs the ``web`` extra, Playwright (``pip install playwright``) and Chromium
 (``apt-get install chromium``, or ``$DORF_CHROMIUM``). ``--out DIR`` writes
-elsewhere; ``--only NAME`` makes one picture.
+elsewhere; ``--only NAME`` makes one picture (``--only duel``: the Duel at every size).
 
 The browser tests start their server with :func:`running_server` and their
 Chromium with :data:`CHROMIUM_ARGS` and :func:`chromium_path`, as here.
@@ -54,7 +55,6 @@ CHROMIUM_ARGS = [
     "--font-render-hinting=none",
 ]
 WIDE = {"width": 1400, "height": 900}
-PHONE = {"width": 390, "height": 844}
 #: The seeds of the pictured games.
 SEEDS = {"solo": 11, "duel": 5, "head-to-head": 3, "phone": 8}
 
@@ -222,16 +222,29 @@ def choose_cell(page: Any, table: Table, seat: int, tap: bool = False) -> None:
     cell = page.locator(f'.legal-cell[data-at="{q},{r}"]')
     if tap:
         cell.tap()
-        page.locator("#bar-text", has_text="→").wait_for()
     else:
         cell.click()
-        page.locator(".card-preview .score-delta").wait_for()
         page.mouse.move(5, 5)  # the chosen cell stays; the pointer leaves the board
+    page.locator(".ghost.selected").wait_for()
+    page.locator(".card-preview .score-delta").wait_for(state="attached")
 
 
 PLAYERS = ["Ann", "Bob"]
 #: Ann plays as the greedy player would, Bob picks at random: two different landscapes.
 STYLES = ("greedy", "random")
+
+
+class Size:
+    """A screen the pictures are taken on: its viewport, and whether it is a touch screen."""
+
+    def __init__(self, width: int, height: int, touch: bool) -> None:
+        self.viewport = {"width": width, "height": height}
+        self.touch = touch
+        self.name = f"{width}x{height}"
+
+
+#: The sizes each view is pictured at: a phone upright, the phone on its side, a laptop.
+SIZES = [Size(390, 844, True), Size(844, 390, True), Size(1400, 900, False)]
 
 
 def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
@@ -243,59 +256,69 @@ def solo_finished(server: LocalServer, open_page: Callable[..., Any]) -> Any:
     return page
 
 
-def duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+def coop(server: LocalServer, open_page: Callable[..., Any], size: Size) -> Any:
+    table = Table(server, "coop", SEEDS["phone"], ["Ann"])
+    table.play(16)
+    page = open_page(table, size.viewport, touch=size.touch)
+    choose_cell(page, table, 0, tap=size.touch)
+    return page
+
+
+def duel(server: LocalServer, open_page: Callable[..., Any], size: Size) -> Any:
     table = Table(server, "duel", SEEDS["duel"], PLAYERS, STYLES)
     table.play(28)  # 14 turns: both players now place the next tile
     table.until_turn_of(0)
-    page = open_page(table, WIDE)
-    choose_cell(page, table, 0)
+    page = open_page(table, size.viewport, touch=size.touch)
+    choose_cell(page, table, 0, tap=size.touch)
     return page
 
 
-def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+def head_to_head_draft(server: LocalServer, open_page: Callable[..., Any], size: Size) -> Any:
     table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
     table.play(8)
     table.until_turn_of(0)
-    page = open_page(table, WIDE)
-    page.locator("#draft-pool button.pool-tile").nth(5).hover()
+    page = open_page(table, size.viewport, touch=size.touch)
+    tile = page.locator("#draft-pool button.pool-tile").nth(5)
+    if size.touch:
+        tile.tap()  # a first tap shows the tile large
+        page.locator("#pick-detail").wait_for()
+    else:
+        tile.hover()
     return page
 
 
-def head_to_head(server: LocalServer, open_page: Callable[..., Any]) -> Any:
+def head_to_head(server: LocalServer, open_page: Callable[..., Any], size: Size) -> Any:
     table = Table(server, "head-to-head", SEEDS["head-to-head"], PLAYERS, STYLES)
     table.play(80)
     table.until_turn_of(0)
-    page = open_page(table, WIDE)
-    choose_cell(page, table, 0)
-    return page
-
-
-def phone(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "coop", SEEDS["phone"], ["Ann"])
-    table.play(16)
-    page = open_page(table, PHONE, touch=True)
-    choose_cell(page, table, 0, tap=True)
-    return page
-
-
-def phone_duel(server: LocalServer, open_page: Callable[..., Any]) -> Any:
-    table = Table(server, "duel", SEEDS["duel"] + 1, PLAYERS, STYLES)
-    table.play(20)
-    table.until_turn_of(0)
-    page = open_page(table, PHONE, touch=True)
-    choose_cell(page, table, 0, tap=True)
+    page = open_page(table, size.viewport, touch=size.touch)
+    choose_cell(page, table, 0, tap=size.touch)
     return page
 
 
 #: Each picture: its file name and how the page is brought there.
-SHOTS: dict[str, Callable[[LocalServer, Callable[..., Any]], Any]] = {
-    "solo-finished": solo_finished,
+SHOTS: dict[str, Callable[[LocalServer, Callable[..., Any]], Any]] = {"solo-finished": solo_finished}
+#: The views pictured at every size of :data:`SIZES` (``duel-844x390``).
+VIEWS: dict[str, Callable[[LocalServer, Callable[..., Any], Size], Any]] = {
+    "coop": coop,
     "duel": duel,
     "head-to-head-draft": head_to_head_draft,
     "head-to-head": head_to_head,
-    "phone": phone,
-    "phone-duel": phone_duel,
 }
+
+
+def _sized(
+    make: Callable[[LocalServer, Callable[..., Any], Size], Any], size: Size
+) -> Callable[[LocalServer, Callable[..., Any]], Any]:
+    return lambda server, open_page: make(server, open_page, size)
+
+
+SHOTS.update({f"{view}-{size.name}": _sized(make, size) for view, make in VIEWS.items() for size in SIZES})
+
+
+def _chosen(name: str, only: str) -> bool:
+    """Whether ``--only`` asks for the picture ``name``: by its name, or by its view (all sizes)."""
+    return name == only or (only in VIEWS and any(name == f"{only}-{size.name}" for size in SIZES))
 
 
 def shoot(out: Path, only: str | None = None) -> list[Path]:
@@ -324,7 +347,7 @@ def shoot(out: Path, only: str | None = None) -> list[Path]:
             return page
 
         for name, make in SHOTS.items():
-            if only not in (None, name):
+            if only is not None and not _chosen(name, only):
                 continue
             page = make(server, open_page)
             _settle(page)
@@ -345,7 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("docs/screenshots"), help="folder (default docs/screenshots)"
     )
-    parser.add_argument("--only", choices=list(SHOTS), help="make this picture only")
+    parser.add_argument(
+        "--only",
+        choices=[*SHOTS, *VIEWS],
+        help="make this picture only (a view's name: at every size)",
+    )
     args = parser.parse_args(argv)
     shoot(args.out, args.only)
     return 0

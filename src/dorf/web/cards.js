@@ -72,7 +72,8 @@ export const cardMethods = {
     card.classList.remove("hidden");
     const k = this.shownRot();
     const tile = this.tileAt(revealed, k);
-    const icon = el("div", { class: "tile-big", html: tileIcon(tile.edges, tile.areas, { task: tile.task, flag: tile.flag, letters: true }, 132) });
+    const edgeNames = [...tile.edges].map((l) => TERRAIN[l]?.name ?? l).join(", ");
+    const icon = el("div", { class: "tile-big", html: tileIcon(tile.edges, tile.areas, { task: tile.task, flag: tile.flag, letters: true, label: `the tile, edges: ${edgeNames}` }, 132) });
     const facts = [];
     if (revealed.task) facts.push(el("li", {}, el("b", {}, "Task: "), describeTask(revealed.task)));
     if (revealed.flag) facts.push(el("li", {}, el("b", {}, "Flag: "), revealed.flag === "X" ? "multicoloured" : TERRAIN[revealed.flag].name));
@@ -244,19 +245,19 @@ export const cardMethods = {
       else if (code) {
         inviting = true;
         const link = `${origin}/join/${this.id}/${code}`;
-        parts.push(el("div", { class: "link-row" }, el("label", {}, `Invite for seat ${seat.index + 1}:`),
-          el("input", { class: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }), copyButton(link)));
+        parts.push(el("div", { class: "link-row" }, el("label", { for: `invite-link-${seat.index}` }, `Invite for seat ${seat.index + 1}:`),
+          el("input", { class: "invite-link", id: `invite-link-${seat.index}`, readonly: true, value: link, onfocus: (e) => e.target.select() }), copyButton(link)));
       } else parts.push(el("p", { class: "note" }, `Seat ${seat.index + 1} waits for an invited player.`));
     }
     const watch = `${origin}/game/${this.id}`;
-    parts.push(el("div", { class: "link-row" }, el("label", {}, "Watch:"),
-      el("input", { class: "watch-link", readonly: true, value: watch, onfocus: (e) => e.target.select() }), copyButton(watch)));
+    parts.push(el("div", { class: "link-row" }, el("label", { for: "watch-link" }, "Watch:"),
+      el("input", { class: "watch-link", id: "watch-link", readonly: true, value: watch, onfocus: (e) => e.target.select() }), copyButton(watch)));
     const tokens = tokensOf(this.id);
     if (tokens.length) {
       const own = `${watch}#t=${tokens.join(",")}`;
       parts.push(el("details", {}, el("summary", {}, "Play on another device"),
         el("p", { class: "note" }, "This link carries your seat: keep it to yourself."),
-        el("div", { class: "link-row" }, el("input", { readonly: true, value: own, onfocus: (e) => e.target.select() }), copyButton(own))));
+        el("div", { class: "link-row" }, el("input", { id: "device-link", "aria-label": "link to play on another device", readonly: true, value: own, onfocus: (e) => e.target.select() }), copyButton(own))));
     }
     // While an invitation waits to be sent, it comes right under the turn.
     this.cards.turn.style.order = "-2";

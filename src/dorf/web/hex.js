@@ -24,7 +24,8 @@ export const TERRAIN = {
 };
 
 /** The colour each seat is shown in: names in the log, tabs, board headers. */
-export const SEAT_COLORS = ["#2f6fb5", "#c2571a", "#7b4fb8", "#2c8a57", "#b8367a", "#8a6d12"];
+// Each at least 4.5:1 against the cards' background (#fffdf7), as names in the log are text.
+export const SEAT_COLORS = ["#2f6fb5", "#b8531a", "#7b4fb8", "#287f50", "#b8367a", "#8a6d12"];
 
 export const TASK_COLOR = {
   forest: "#2f6d2b", grain: "#b8900f", village: "#b23c28", river: "#2277c4", track: "#6b5845",
@@ -433,8 +434,11 @@ export function tileIcon(edges, areas, opts = {}, size = 110) {
   const pad = 4;
   const w = 2 * S + pad * 2, h = SQ3 * S + pad * 2;
   const label = opts.title ? `<title>${escapeXML(opts.title)}</title>` : "";
+  // A picture with a name (opts.title, or opts.label without a tooltip), else decoration that
+  // assistive technology skips: the words beside it (or its button's label) say what it is.
+  const role = opts.title ? 'role="img"' : opts.label ? `role="img" aria-label="${escapeXML(opts.label)}"` : 'aria-hidden="true"';
   return (
-    `<svg class="tile-icon" viewBox="${-w / 2} ${-h / 2} ${w} ${h}" width="${size}" height="${fmt((size * h) / w)}" role="img">` +
+    `<svg class="tile-icon" viewBox="${-w / 2} ${-h / 2} ${w} ${h}" width="${size}" height="${fmt((size * h) / w)}" ${role}>` +
     label + tileSVG(edges, areas, opts) + "</svg>"
   );
 }

@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL cluster for the tests: a real server, in a temporary folder, on a free port.
+"""A throwaway PostgreSQL cluster, for the tests and the load benchmark (``--db temp``): a real
+server, in a temporary folder, on a free port.
 
 ``Cluster().start()`` runs ``initdb`` into a temporary folder and starts ``postgres`` on 127.0.0.1
 (durability off: it is for tests only); ``fresh_database()`` gives the URL of a new empty database
