@@ -31,9 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "terminal": {*ENGINE},
     "campaign": {*ENGINE, "db"},
     "rl": {*ENGINE, "terminal"},
-    "bench": {*ENGINE},
-    "simulate": {*ENGINE, "arguments"},
-    "tune": {*ENGINE, "arguments", "simulate"},
+    "lab": {*ENGINE, "arguments"},
     "server": {*ENGINE, "campaign", "db", "arguments"},
     "dorf": {*ENGINE},
 }
@@ -87,6 +85,20 @@ def test_every_part_of_the_package_has_a_place_in_the_layers() -> None:
     parts = {part_of(p) for p in SRC.rglob("*.py")} | {p.name for p in SRC.iterdir() if p.is_dir()}
     parts.discard("__pycache__")
     assert parts <= set(ALLOWED), f"unplaced: {sorted(parts - set(ALLOWED))}"
+
+
+#: The most entries ``src/dorf`` may hold (besides ``__init__.py``, ``py.typed`` and caches):
+#: the layers and their satellites, the tools grouped in ``lab``.
+TOP_LEVEL = 14
+
+
+def test_the_top_level_reads_as_the_layers_and_their_satellites() -> None:
+    entries = sorted(
+        p.name
+        for p in SRC.iterdir()
+        if p.name not in ("__init__.py", "py.typed", "__pycache__") and not p.name.endswith(".egg-info")
+    )
+    assert len(entries) <= TOP_LEVEL, entries
 
 
 def test_imports_follow_the_layers() -> None:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dorf.bench import compare, run_bench, run_search_bench
+from dorf.lab.bench import compare, run_bench, run_search_bench
 from dorf.rules.area import COMPILED
 
 KEYS = ["mode", "backend", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]

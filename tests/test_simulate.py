@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dorf.cli import main
-from dorf.simulate import (
+from dorf.lab.simulate import (
     GameJob,
     InOrderWriter,
     Progress,

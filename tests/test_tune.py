@@ -9,9 +9,9 @@ import pytest
 
 from dorf.cli import main
 from dorf.games.coop import CoopGame
+from dorf.lab.tune import shipped_path
 from dorf.players.evaluation import read_weights
 from dorf.players.planner import PlannerPlayer
-from dorf.tune import shipped_path
 
 
 def _tune(out: Path, *extra: str) -> int:

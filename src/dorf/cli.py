@@ -17,11 +17,11 @@ from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
+from dorf.lab.simulate import add_simulate_parser, simulate_main
+from dorf.lab.tune import add_tune_parser, tune_main
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
 from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
-from dorf.simulate import add_simulate_parser, simulate_main
-from dorf.tune import add_tune_parser, tune_main
 
 
 class _Parser(argparse.ArgumentParser):
@@ -224,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tune":
             return tune_main(args)
         if args.command == "bench":
-            from dorf.bench import BenchError, bench_line
+            from dorf.lab.bench import BenchError, bench_line
 
             try:
                 print(bench_line(args.games, args.seed, args.mode, args.measure, args.compare))

@@ -76,7 +76,7 @@ def test_a_finished_game_goes_into_a_new_campaign_from_its_score_pad(server_url:
 
     # The new campaign opens with the game ready to record.
     page.wait_for_url(f"{server_url}/campaigns/{quote(name)}?game={game_id}")
-    page.locator("h2", has_text=name).wait_for()
+    page.locator("h1", has_text=name).wait_for()
     assert page.locator("#record-game").input_value() == game_id
     assert "No games yet." in page.locator(".campaign").inner_text()
     image_loaded(page, "#score-plot")
@@ -132,7 +132,7 @@ def test_a_duplicate_campaign_name_is_refused_on_the_page(server_url: str, pages
     page.locator("#campaign-name").fill("Kitchen Table")
     page.locator("#campaign-create").click()
     page.wait_for_url(f"{server_url}/campaigns/{quote('Kitchen Table')}")
-    page.locator("h2", has_text="Kitchen Table").wait_for()
+    page.locator("h1", has_text="Kitchen Table").wait_for()
 
     page.goto(server_url + "/campaigns")
     listed = page.locator("#campaign-list li a")

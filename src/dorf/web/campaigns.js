@@ -5,7 +5,7 @@ export async function campaignsPage(root, name) {
   if (name) return campaignPage(root, name);
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
-  const box = el("section", { class: "card" }, el("h2", {}, "Campaigns"));
+  const box = el("section", { class: "card" }, el("h1", { class: "page-title" }, "Campaigns"));
   put(root, el("div", { class: "lobby narrow" }, box));
   if (game) box.appendChild(el("p", { class: "note" }, `Choose the campaign to record game ${game} in.`));
   const list = el("ul", { class: "games", id: "campaign-list" });
@@ -33,7 +33,7 @@ export async function campaignsPage(root, name) {
         toast(e.message);
       }
     },
-  }, el("h3", {}, "New campaign"), input, " ", el("button", { type: "submit", id: "campaign-create" }, "Create")));
+  }, el("h2", { class: "section" }, "New campaign"), input, " ", el("button", { type: "submit", id: "campaign-create" }, "Create")));
 }
 
 async function campaignPage(root, name) {
@@ -43,7 +43,7 @@ async function campaignPage(root, name) {
   try {
     view = await api("GET", `/api/campaigns/${encodeURIComponent(name)}`);
   } catch (e) {
-    put(box, el("section", { class: "card" }, el("h2", {}, "Campaign"), el("p", {}, e.message), el("a", { href: "/campaigns" }, "All campaigns")));
+    put(box, el("section", { class: "card" }, el("h1", { class: "page-title" }, "Campaign"), el("p", {}, e.message), el("a", { href: "/campaigns" }, "All campaigns")));
     return;
   }
   const stamp = Date.now();
@@ -66,14 +66,14 @@ async function campaignPage(root, name) {
     : el("p", { class: "note" }, "Nothing unlocked yet.");
   put(box, 
     el("section", { class: "card" },
-      el("h2", {}, view.name), el("p", {}, `${totals.games} game${totals.games === 1 ? "" : "s"} · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circle${totals.circles === 1 ? "" : "s"}`),
+      el("h1", { class: "page-title" }, view.name), el("p", {}, `${totals.games} game${totals.games === 1 ? "" : "s"} · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circle${totals.circles === 1 ? "" : "s"}`),
       el("p", { class: "note" }, `sheet: ${view.sheet}${view.archived ? " · archived" : ""}`), el("a", { href: "/campaigns" }, "All campaigns")),
     recordForm(view.name),
-    el("section", { class: "card" }, el("h3", {}, "Scores"), figure("score-plot", `scores of ${view.name} game by game`, `/api/campaigns/${enc}/score.svg?${stamp}`)),
-    el("section", { class: "card" }, el("h3", {}, "Track"), fork, figure("track", `the campaign track of ${view.name}`, `/api/campaigns/${enc}/track.svg?${stamp}`)),
-    el("section", { class: "card" }, el("h3", {}, "Games"), view.games.length ? games : el("p", { class: "note" }, "No games yet.")),
-    el("section", { class: "card" }, el("h3", {}, "Unlocked"), unlocked,
-      el("h3", {}, "Achievements"), el("ul", { class: "achievements", id: "achievements" }, view.achievements.map((a) =>
+    el("section", { class: "card" }, el("h2", { class: "section" }, "Scores"), figure("score-plot", `scores of ${view.name} game by game`, `/api/campaigns/${enc}/score.svg?${stamp}`)),
+    el("section", { class: "card" }, el("h2", { class: "section" }, "Track"), fork, figure("track", `the campaign track of ${view.name}`, `/api/campaigns/${enc}/track.svg?${stamp}`)),
+    el("section", { class: "card" }, el("h2", { class: "section" }, "Games"), view.games.length ? games : el("p", { class: "note" }, "No games yet.")),
+    el("section", { class: "card" }, el("h2", { class: "section" }, "Unlocked"), unlocked,
+      el("h2", { class: "section" }, "Achievements"), el("ul", { class: "achievements", id: "achievements" }, view.achievements.map((a) =>
         // The rule in words ("5 or more task types completed"); as the sheet writes it in the title.
         el("li", { class: a.game ? "done" : "", title: a.condition },
           el("span", { class: "mark", "aria-hidden": "true" }, a.game ? "✓" : "○"),
@@ -97,7 +97,7 @@ function recordForm(name) {
   const options = el("datalist", { id: "finished-games" }, finished.map(([id, g]) => el("option", { value: id }, (g.names || []).join(", "))));
   const branches = el("input", { id: "record-branches", placeholder: "branches at forks (optional, comma-separated)" });
   const result = el("div", { class: "record-result", id: "record-result" });
-  return el("section", { class: "card" }, el("h3", {}, "Record a finished game"),
+  return el("section", { class: "card" }, el("h2", { class: "section" }, "Record a finished game"),
     el("p", { class: "note" }, "A cooperative game played on this server, once it is over."),
     el("form", {
       class: "inline",

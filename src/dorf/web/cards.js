@@ -35,7 +35,7 @@ export const cardMethods = {
       actions.appendChild(el("button", { type: "button", class: "secondary", id: "undo-button", title: "Undo (U)", onclick: () => this.undo() }, "↶ Undo"));
     }
     if (game.over) {
-      actions.appendChild(el("button", { type: "button", onclick: () => this.showPad() }, "Score pad"));
+      actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, "Score pad"));
       actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, "Download record"));
       actions.appendChild(el("a", { class: "button secondary", href: `/replay/${this.id}` }, "Replay"));
     }
@@ -218,7 +218,7 @@ export const cardMethods = {
       else extra.push(`${plural(area.mountains, "mountain")}, ${plural(area.lakes, "lake")}`);
       rows.push(el("p", { class: "note", id: "score-extra" }, extra.join(" · ")));
     }
-    put(card, el("h3", {}, "Score"), ...rows, el("button", { type: "button", class: "small secondary", onclick: () => this.showPad() }, "Score pad"));
+    put(card, el("h3", {}, "Score"), ...rows, el("button", { type: "button", class: "small secondary", id: "score-pad-button", onclick: () => this.showPad() }, "Score pad"));
   },
 
   /** Whether `part` must be drawn again: its inputs (`key`) changed since it was last drawn. */
@@ -276,7 +276,8 @@ export const cardMethods = {
     const game = this.game;
     const last = game.log[game.log.length - 1];
     if (!this.changed("log", JSON.stringify([game.log.length, last, game.seats.map((s) => s.name)]))) return;
-    const list = el("ol", { class: "log" }, game.log.map((entry) => {
+    // It scrolls: a keyboard reaches it (tabindex) to scroll it.
+    const list = el("ol", { class: "log", tabindex: "0", "aria-label": "log" }, game.log.map((entry) => {
       let who = null, text = entry.text;
       const seat = entry.seat;
       if (seat !== null && seat !== undefined && game.seats[seat]) {
@@ -316,16 +317,42 @@ export const cardMethods = {
       el("a", { class: "button secondary", href: "/" }, "New game"),
       el("button", { type: "button", class: "secondary", id: "pad-close", onclick: () => this.closePad() }, "Show the board"),
     );
-    put(this.modal, el("div", { class: "modal-box score-pad", id: "score-pad" },
-      el("h2", {}, game.over ? "Final score" : "Score pad so far"),
+    const opening = this.modal.classList.contains("hidden");
+    if (opening) this.padOpener = document.activeElement;
+    const box = el("div", { class: "modal-box score-pad", id: "score-pad", tabindex: "-1" },
+      el("h2", { id: "score-pad-title" }, game.over ? "Final score" : "Score pad so far"),
       verdict ? el("p", { class: "verdict" }, verdict) : null,
-      el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => el("th", { scope: "col" },
-        i > 0 && game.mode !== "coop" ? el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i - 1]}` }) : null, h)))), el("tbody", {}, rows)),
-      actions));
+      el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => i === 0 ? el("td", {}) : el("th", { scope: "col" },
+        game.mode !== "coop" ? el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i - 1]}` }) : null, h)))), el("tbody", {}, rows)),
+      actions);
+    put(this.modal, box);
     this.modal.classList.remove("hidden");
+    // A modal dialog: what is behind it can be neither reached nor read until it closes.
+    this.padBehind(true);
+    box.focus();
   },
 
   closePad() {
+    if (this.modal.classList.contains("hidden")) return;
     this.modal.classList.add("hidden");
+    this.padBehind(false);
+    // Focus goes back to what opened the pad; drawn anew meanwhile (or in the Escape key's
+    // render, hence after this task), to the button of the same id; else to a Score pad button.
+    const opener = this.padOpener;
+    this.padOpener = null;
+    setTimeout(() => {
+      const again = opener && !opener.isConnected && opener.id ? document.getElementById(opener.id) : null;
+      for (const target of [opener, again, ...document.querySelectorAll("#pad-button, #score-pad-button, #bar-score")]) {
+        if (!target || !target.isConnected || target === document.body) continue;
+        target.focus();
+        if (document.activeElement === target) return;
+      }
+    });
+  },
+
+  padBehind(inert) {
+    for (const node of [this.page, this.bar, this.backdrop, document.querySelector("body > .topbar")]) {
+      if (node) node.inert = inert;
+    }
   },
 };

@@ -23,7 +23,7 @@ export const draftMethods = {
     };
     // What each player holds: the tiles taken so far and the two multicoloured flag tiles dealt to them.
     const owned = (game.owned || []).map((list, i) => el("div", { class: "owned" },
-      el("h4", {}, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), `${game.seats[i].name}: ${plural(list.length, "tile")} taken`),
+      el("h3", { class: "owned-title" }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), `${game.seats[i].name}: ${plural(list.length, "tile")} taken`),
       el("div", { class: "pool small" }, list.map((t) => tile(t, false)),
         ((game.flags || [])[i] || []).map((t) => {
           const node = tile({ ...t, id: "⚑" }, false);

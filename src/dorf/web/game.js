@@ -75,12 +75,14 @@ class GameController {
       this.cards[name] = el("div", { class: `card card-${name}`, id: `card-${name}` });
       this.panel.appendChild(this.cards[name]);
     }
-    this.modal = el("div", { class: "modal hidden", role: "dialog", "aria-modal": "true" });
+    this.modal = el("div", { class: "modal hidden", role: "dialog", "aria-modal": "true", "aria-labelledby": "score-pad-title" });
     this.modal.addEventListener("click", (e) => { if (e.target === this.modal) this.closePad(); });
     this.backdrop = el("div", { class: "sheet-backdrop hidden", onclick: () => this.closeSheet() });
     this.bar = this.buildBar();
     this.page = el("div", { class: "game" }, this.wrap, this.panel);
-    root.append(this.page, this.backdrop, this.bar, this.modal);
+    // The page's heading, for assistive technology: the panel's title is out of sight on a phone.
+    this.heading = el("h1", { class: "sr-only", id: "game-heading" }, "A game of dorf");
+    root.append(this.heading, this.page, this.backdrop, this.bar, this.modal);
     this.status = document.getElementById("status");
     window.matchMedia?.(WIDE).addEventListener?.("change", () => this.game && this.render());
   }
@@ -302,6 +304,7 @@ class GameController {
       this.selected = null;
     }
     if (game.over) rememberGame(this.id, { over: true });
+    this.heading.textContent = game.mode_name;
     document.body.dataset.version = String(game.version);
     document.body.dataset.over = game.over ? "1" : "0";
     document.body.dataset.mine = me !== null ? "1" : "0";

@@ -210,7 +210,7 @@ function yourGames() {
 }
 
 export async function joinPage(root, id, code) {
-  const box = el("section", { class: "card join" }, el("h2", {}, "Join a game"));
+  const box = el("section", { class: "card join" }, el("h1", { class: "page-title" }, "Join a game"));
   put(root, el("div", { class: "lobby narrow" }, box));
   let game;
   try {

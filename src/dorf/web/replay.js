@@ -7,13 +7,13 @@ export function replayPage(root, id) {
   put(root, host);
   if (id) {
     api("GET", `/api/games/${id}/replay`).then((data) => viewer(host, data)).catch((e) => {
-      put(host, el("section", { class: "card" }, el("h2", {}, "Replay"), el("p", {}, e.message)));
+      put(host, el("section", { class: "card" }, el("h1", { class: "page-title" }, "Replay"), el("p", {}, e.message)));
     });
     return;
   }
-  const input = el("input", { type: "file", id: "record-file", accept: ".json,application/json" });
+  const input = el("input", { type: "file", id: "record-file", accept: ".json,application/json", "aria-label": "game record file" });
   const drop = el("section", { class: "card drop" },
-    el("h2", {}, "Replay a game record"),
+    el("h1", { class: "page-title" }, "Replay a game record"),
     el("p", {}, "Open a dorf-record/1 file (any mode): the download of a finished game, or a record saved by “dorf play --save”."),
     input,
     el("p", { class: "note" }, "Or drop the file here."));
@@ -46,16 +46,16 @@ function viewer(host, data) {
   const label = el("span", { class: "step-label", id: "step-label" });
   const text = el("p", { class: "step-text", id: "step-text" });
   const scores = el("div", { class: "step-scores" });
-  const log = el("ol", { class: "log" });
+  const log = el("ol", { class: "log", tabindex: "0", "aria-label": "moves" }); // it scrolls: a keyboard reaches it
   const btn = (t, title, fn, id) => el("button", { type: "button", title, "aria-label": title, onclick: fn, id }, t);
   const play = btn("Play", "Play", () => toggle(), "replay-play");
   const controls = el("div", { class: "replay-controls" },
     btn("⇤", "First", () => go(0)), btn("◀", "Back (←)", () => go(step - 1), "replay-back"), play,
     btn("▶", "Forward (→)", () => go(step + 1), "replay-forward"), btn("⇥", "Last", () => go(data.steps.length)), slider, label);
   const panel = el("aside", { class: "panel" },
-    el("div", { class: "card" }, el("h2", {}, `Replay · ${MODE_NAMES[data.mode] || data.mode}`), el("p", {}, data.players.join(", ")),
+    el("div", { class: "card" }, el("h1", { class: "page-title" }, `Replay · ${MODE_NAMES[data.mode] || data.mode}`), el("p", {}, data.players.join(", ")),
       el("p", { class: "note" }, `seed ${data.seed_text ?? data.seed}${data.finished ? "" : " · unfinished"}`), controls, text, scores),
-    el("div", { class: "card" }, el("h3", {}, "Moves"), log));
+    el("div", { class: "card" }, el("h2", { class: "section" }, "Moves"), log));
   const board = new Board(boardHost, {});
   put(host, el("div", { class: "game" }, wrap, panel));
   slider.addEventListener("input", () => go(Number(slider.value)));

@@ -47,6 +47,7 @@ from dorf.arguments import integer, positive
 from dorf.games.coop import CoopGame
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState, HeadToHeadView
+from dorf.lab.simulate import MODES, SimulateError, check_writable, import_ray, player_seed
 from dorf.players.evaluation import (
     FLAG_FEATURES,
     TASK_FEATURES,
@@ -62,7 +63,6 @@ from dorf.players.planner import PlannerPlayer, flags_of, position_of
 from dorf.players.registry import Player, View, make_player
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.tasks import COMPLETED
-from dorf.simulate import MODES, SimulateError, check_writable, import_ray, player_seed
 
 #: Seeds of tuning games start here (plus 100,000 per --seed), away from the documented figures' seeds.
 SEED_BASE = 1_000_000
