@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dorf.games.duel import DuelGame
+import pytest
+
+from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadView
 from dorf.rules.area import PlayArea
 from dorf.terminal.duel import DuelSession
@@ -36,6 +38,37 @@ def test_rule_29_a_laid_tile_stays_unless_the_game_is_practice(tmp_path: Path) -
     assert "Took back turn 2" in out and "A practice game" in out
     record = json.loads(path.read_text())
     assert record["practice"] is True and len(record["decisions"]) == 1
+
+
+def test_rule_29_a_record_made_through_the_library_after_undo_is_practice() -> None:
+    """``undo()`` on a state, then its record: marked practice, and no campaign takes it."""
+    from dorf.campaign import CampaignError
+    from dorf.campaign.store import refuse_practice
+    from dorf.formats.record import record_of
+    from dorf.games.coop import CoopGame, CoopState
+    from dorf.players.registry import make_player
+
+    for state in (
+        CoopGame(seed=3, players=1).new_state(),
+        DuelGame(seed=3).new_state(),
+        HeadToHeadGame(seed=3).new_state(),
+    ):
+        player = make_player("random", seed=1)
+        for _ in range(3):
+            if isinstance(state, CoopState):
+                state.play(state.legal_placements()[0])
+            elif isinstance(state, DuelState):
+                seat = state.to_move()[0]
+                state.play(state.view(seat).legal_placements()[0], seat)
+            else:
+                seat = state.to_move()[0]
+                state.apply(player.choose(state.view(seat)), seat)
+        assert "practice" not in record_of(state)
+        state.undo()
+        record = record_of(state)
+        assert record["practice"] is True
+        with pytest.raises(CampaignError, match="practice"):
+            refuse_practice(record, "")
 
 
 def test_rule_30_the_duel_views_keep_a_placement_from_the_other_until_both_placed() -> None:

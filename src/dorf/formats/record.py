@@ -60,11 +60,20 @@ def _entry(number: int, player: int, revealed: Revealed, placement: Placement) -
 
 
 def record_of(state: GameState, names: list[str] | None = None) -> dict[str, Any]:
-    """The record of a game so far (finished or not)."""
+    """The record of a game so far (finished or not); a game in which a decision was taken back
+    (``undo()``) says ``"practice": true``, so no campaign takes it."""
     if isinstance(state, HeadToHeadState):
-        return _head_to_head_record(state, names)
-    if isinstance(state, DuelState):
-        return _duel_record(state, names)
+        record = _head_to_head_record(state, names)
+    elif isinstance(state, DuelState):
+        record = _duel_record(state, names)
+    else:
+        record = _coop_record(state, names)
+    if state.taken_back:
+        record["practice"] = True
+    return record
+
+
+def _coop_record(state: CoopState, names: list[str] | None) -> dict[str, Any]:
     game = state.game
     decisions = [_placement_entry(turn) for turn in state.turns if turn.placement is not None]
     record: dict[str, Any] = {

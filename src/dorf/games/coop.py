@@ -101,6 +101,10 @@ def _player_of(players: int, number: int) -> int:
 class CoopState:
     """A cooperative game in progress: one seat whose turns rotate among the players."""
 
+    #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
+    #: game's, which no campaign takes (rules note 29).
+    taken_back = False
+
     def __init__(self, game: CoopGame) -> None:
         self.game = game
         tiles = game.tileset.tiles
@@ -198,4 +202,6 @@ class CoopState:
 
     def undo(self) -> Turn:
         """Take back the last placement (and the reveals after it); returns its turn."""
-        return self._seat.undo()
+        turn = self._seat.undo()
+        self.taken_back = True
+        return turn

@@ -126,6 +126,10 @@ class DuelGame:
 class DuelState:
     """A Duel in progress."""
 
+    #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
+    #: game's, which no campaign takes (rules note 29).
+    taken_back = False
+
     def __init__(self, game: DuelGame) -> None:
         self.game = game
         self.areas = (PlayArea(), PlayArea())
@@ -272,6 +276,7 @@ class DuelState:
         """Take back the last placement (and the reveals after it); returns its player and placement."""
         if not self.history:
             raise IndexError("nothing to undo")
+        self.taken_back = True
         index, player = self.history.pop()
         hidden = self._hidden
         while len(self.turns) > index + 1:

@@ -158,6 +158,10 @@ def _tile_order(tile: Tile) -> tuple[str, str, str, int]:
 class HeadToHeadState:
     """A Head to Head game in progress."""
 
+    #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
+    #: game's, which no campaign takes (rules note 29).
+    taken_back = False
+
     def __init__(self, game: HeadToHeadGame) -> None:
         self.game = game
         tiles = game.tileset.tiles
@@ -427,6 +431,7 @@ class HeadToHeadState:
         """Take back the last decision (a placement, or a pick); returns it with its player."""
         if not self.history:
             raise IndexError("nothing to undo")
+        self.taken_back = True
         player, decision = self.history.pop()
         if isinstance(decision, Placement):
             assert self.seats is not None

@@ -586,6 +586,7 @@ class GameSession:
         """The game's ``dorf-record/1`` (players in the engine's order: who started first)."""
         out = record_of(self.state, [self.seats[seat].name for seat in self.order])
         out["game_id"] = self.id
+        out.pop("practice", None)  # the server takes back only to look, or in a practice game
         if self.practice:
             out["practice"] = True
         if self.seed_chosen:
