@@ -180,3 +180,67 @@ def test_usage_errors_are_one_line() -> None:
         code, out, err = dorf_here(["play", *args])
         assert code == 2 and not out
         assert len(err.strip().splitlines()) == 1 and err.startswith("dorf play: "), err
+
+
+# --- two people at one screen (issue 26, part 3) ---------------------------------------------------
+
+
+def test_hot_seat_the_first_placement_of_a_round_is_wiped_from_the_screen() -> None:
+    """Ann types her placement; the screen is cleared (and its scrollback) before Bob's prompt,
+    so what she typed is not above it."""
+    lines, _ = hot_seat_game(seed=4)
+    out = io.StringIO()
+    console = Console(io.StringIO(script(lines[:3])), out, io.StringIO(), color=False, screen=True)
+    session = DuelSession(DuelGame(seed=4).new_state(), ["Ann", "Bob"], console)
+    session.run()
+    text = out.getvalue()
+    typed = text.index(f"Ann, turn 1> {lines[0]}")
+    wiped = text.index("\x1b[H\x1b[2J\x1b[3J", typed)
+    assert text.index("Bob, turn 1>", wiped) > wiped
+    assert lines[0] not in text[wiped : text.index("Bob, turn 1>")]
+    # through a pipe the clearing is said, not done
+    piped = run(
+        ["play", "--mode", "duel", "--seed", "4", "--names", "Ann,Bob", "--no-color"], script(lines[:1])
+    )
+    assert "(the screen is cleared here)" in piped.stdout and "\x1b[2J" not in piped.stdout
+
+
+def test_hot_seat_save_before_placing_keeps_the_other_placement_hidden(tmp_path: Path) -> None:
+    """Bob types save before placing: the file has the rounds both finished, not Ann's pending
+    placement, and the game goes on from it."""
+    lines, _ = hot_seat_game(seed=4)
+    path = tmp_path / "mid.json"
+    result = run(
+        ["play", "--mode", "duel", "--seed", "4", "--names", "Ann,Bob", "--no-color"],
+        script([*lines[:3], f"save {path}", "quit"]),
+    )
+    assert result.returncode == 1
+    record = json.loads(path.read_text())
+    assert len(record["decisions"]) == 2  # turn 1 of both; Ann's turn 2 is left out
+    assert "Ann's placement of this round is left out." in result.stdout
+    assert "keep it from the players" in result.stdout
+    again = run(["replay", str(path), "--no-color"])
+    assert again.returncode == 0, again.stderr
+
+
+def test_hot_seat_seed_is_told_at_the_end_unless_chosen() -> None:
+    """A drawn seed (from secrets, 63 bits) is not printed at the start, where it would tell
+    every tile to come, but once the game is over; a chosen one is printed at the start."""
+    out = io.StringIO()
+    console = Console(io.StringIO(""), out, io.StringIO(), color=False)
+    from dorf.cli import build_parser
+    from dorf.terminal.play import play_main
+
+    args = build_parser().parse_args(["play", "--mode", "duel", "--names", "Ann,Bob", "--no-color"])
+    assert play_main(args, console) == 1  # input ended at once
+    start = out.getvalue()
+    assert "Seed " not in start and "its seed is told once it is over" in start
+    lines, _ = hot_seat_game(seed=4)
+    session, text = session_for(4)
+    session.seed_line = "Seed 4: play this very game again with  dorf play --mode duel --seed 4"
+    session.console = Console(io.StringIO(script(lines)), text, io.StringIO(), color=False)
+    session.run()
+    shown = text.getvalue()
+    assert shown.count("Seed 4") == 1 and shown.index("Seed 4") > shown.index("== Game over")
+    chosen = run(["play", "--mode", "duel", "--seed", "4", "--names", "Ann,Bob", "--no-color"], "")
+    assert "Seed 4: play this very game again" in chosen.stdout.split("\n", 3)[1]

@@ -267,10 +267,21 @@ def load_record(path: str | Path) -> dict[str, Any]:
 
 
 def save_record(
-    state: GameState, path: str | Path, names: list[str] | None = None, *, practice: bool = False
+    state: GameState,
+    path: str | Path,
+    names: list[str] | None = None,
+    *,
+    practice: bool = False,
+    withheld: int = 0,
 ) -> None:
-    """Write the record; a practice game's (undo allowed) says ``"practice": true``."""
+    """Write the record; a practice game's (undo allowed) says ``"practice": true``.
+    ``withheld``: leave out that many of the last decisions (placements another player may
+    not see yet: the file is written as if they were not made)."""
     record = record_of(state, names)
+    if withheld:
+        record["decisions"] = record["decisions"][:-withheld]
+        record["finished"] = False
+        record.pop("score", None)
     if practice:
         record["practice"] = True
     Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

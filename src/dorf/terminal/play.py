@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,10 @@ COMPUTER = "Computer"
 
 class UsageError(ValueError):
     """Bad arguments to ``dorf play``; the message is one line."""
+
+
+#: Bits of a two-player game's seed drawn from :mod:`secrets` (not guessable from the first tiles).
+SEED_BITS = 63
 
 
 # --- describing the cooperative game ------------------------------------------------
@@ -402,11 +407,14 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
         return 2
     practice = bool(getattr(args, "practice", False))
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    chosen = args.seed is not None
     starting = names[first - 1 :] + names[: first - 1]  # the engine counts players from who starts
     if mode != "coop":
         assert opponent is not None
+        if not chosen:  # a two-player game's seed is drawn from secrets and said only at the end
+            seed = secrets.randbits(SEED_BITS)
         return play_two_player(
-            mode, seed, names, opponent, console, args.save, first=first, practice=practice
+            mode, seed, names, opponent, console, args.save, first=first, practice=practice, chosen=chosen
         )
     state = CoopGame(seed=seed, players=len(names)).new_state()
     who = "solo" if len(names) == 1 else f"{len(names)} players: {', '.join(starting)}, {starting[0]} first"
@@ -443,8 +451,10 @@ def play_two_player(
     *,
     first: int = 1,
     practice: bool = False,
+    chosen: bool = True,
 ) -> int:
-    """Greet, set up and run a Duel or a Head to Head game (``names``: you, then the other)."""
+    """Greet, set up and run a Duel or a Head to Head game (``names``: you, then the other).
+    The seed is said at the start if the players chose it, else only once the game is over."""
     computer = make_player(opponent, seed) if opponent != "human" else None
     starting = names if first == 1 else [names[1], names[0]]  # the engine's player 1 starts
     options: dict[str, Any] = {
@@ -467,7 +477,11 @@ def play_two_player(
     console.say(f"{TITLES[mode]} ({how}).")
     again = f"dorf play --mode {mode} --seed {seed}" + (f" --opponent {opponent}" if computer else "")
     again += (f" --first {first}" if first != 1 else "") + (" --practice" if practice else "")
-    console.say(f"Seed {seed}: play this very game again with  {again}")
+    if chosen:
+        console.say(f"Seed {seed}: play this very game again with  {again}")
+    else:
+        console.say("A new game: its seed is told once it is over.")
+        session.seed_line = f"Seed {seed}: play this very game again with  {again}"
     if mode == "head-to-head":
         console.say(
             f"First the draft: take turns to pick tiles from the open pool, {starting[0]} first; "

@@ -53,11 +53,24 @@ class Console:
     err: TextIO
     color: bool = False
     width: int = 100
+    #: The output is a terminal's screen (it can be cleared between two players' turns).
+    screen: bool = False
 
     @classmethod
     def standard(cls, no_color: bool) -> Console:
         width = shutil.get_terminal_size((100, 24)).columns
-        return cls(sys.stdin, sys.stdout, sys.stderr, wants_color(no_color, sys.stdout), width)
+        return cls(
+            sys.stdin, sys.stdout, sys.stderr, wants_color(no_color, sys.stdout), width, sys.stdout.isatty()
+        )
+
+    def clear(self) -> None:
+        """Wipe the screen and what it scrolled back (on a terminal), so that the next player does
+        not see what the last one typed; elsewhere a line saying so."""
+        if self.screen:
+            self.out.write("\x1b[H\x1b[2J\x1b[3J")
+            self.out.flush()
+        else:
+            self.say("(the screen is cleared here)")
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -345,14 +358,22 @@ def hint_lines(view: View, seed: int) -> list[str]:
 
 
 def save_game(
-    console: Console, state: GameState, path: str, names: list[str], where: str, *, practice: bool = False
+    console: Console,
+    state: GameState,
+    path: str,
+    names: list[str],
+    where: str,
+    *,
+    practice: bool = False,
+    withheld: int = 0,
 ) -> bool:
-    """Write the game record to ``path``; one line either way. Returns whether it was written."""
+    """Write the game record to ``path``; one line either way. Returns whether it was written.
+    ``withheld``: the last decisions left out (placements not to be seen yet)."""
     if not path:
         console.say("save needs a file name: save FILE")
         return False
     try:
-        save_record(state, path, names, practice=practice)
+        save_record(state, path, names, practice=practice, withheld=withheld)
     except OSError as exc:
         console.say(f"cannot save to {path}: {exc.strerror or exc}")
         return False

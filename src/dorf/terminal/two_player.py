@@ -124,6 +124,9 @@ class TwoPlayerSession(ABC, Generic[S]):
         self.viewer: int | None = None
         #: Reports of placements the other player may not see yet.
         self.held: list[str] = []
+        #: Said once the game is over: the seed, when the players did not choose it (said at the
+        #: start, it would tell them every tile to come).
+        self.seed_line: str | None = None
 
     # --- what the mode fills in --------------------------------------------------------
 
@@ -260,6 +263,8 @@ class TwoPlayerSession(ABC, Generic[S]):
         lines = self.report(mark, player)
         if self.hidden_from_screen(player):
             self.held += lines  # told once the other has placed too
+            if self.computer is None:  # two people at one screen: what was typed goes
+                self.console.clear()
             self.console.say(f"{self.name(player)} has placed; {self.name(1 - player)} places now.")
         elif player in self.state.pending():
             self.console.lines(lines)
@@ -367,7 +372,25 @@ class TwoPlayerSession(ABC, Generic[S]):
         return False
 
     def save(self, path: str) -> bool:
-        return save_game(self.console, self.state, path, self.names, self.where(), practice=self.practice)
+        """Write the record, without a placement the other player may not see yet (as if it were
+        not made: it is made again when the game goes on from the file)."""
+        withheld = sum(1 for p in self.state.pending() if self.hidden_from_screen(p))
+        saved = save_game(
+            self.console,
+            self.state,
+            path,
+            self.names,
+            self.where(),
+            practice=self.practice,
+            withheld=withheld,
+        )
+        if saved and withheld:
+            self.console.say(f"{self.name(self.state.pending()[0])}'s placement of this round is left out.")
+        if saved and not self.state.is_over:
+            self.console.say(
+                "The file holds the game's seed, so the tiles to come: keep it from the players."
+            )
+        return saved
 
     # --- the game ------------------------------------------------------------------------
 
@@ -410,6 +433,7 @@ class TwoPlayerSession(ABC, Generic[S]):
             *pads_lines(self.names, self.pads()),
             "",
             *self.result_lines(),
+            *([self.seed_line] if self.seed_line else []),
         ]
 
     def finish(self) -> int:
