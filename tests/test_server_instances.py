@@ -279,3 +279,32 @@ def test_an_instance_killed_mid_game_loses_no_acknowledged_move(pg_url: str) -> 
                     process.wait(10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+
+def test_a_move_the_database_refuses_is_answered_storage_and_changes_nothing(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database's connection fails on commit (as when PostgreSQL goes away): the move is
+    refused at once with ``storage``, the game as it was; once the database answers, it is made."""
+    from dorf.server.postgres import PostgresStorage
+    from dorf.server.storage import Unavailable
+
+    with servers(pg_url, count=1) as (a,):
+        made = create(a, "coop", seats=[{"kind": "here"}], seed=None)
+        gid, token = made["id"], made["tokens"]["0"]
+        with socket(a, gid, [token]) as sock:
+            before = sock.sync()
+            real = PostgresStorage.commit_changes
+
+            def gone(self: PostgresStorage, changes: Any) -> list[bool]:
+                raise Unavailable("server closed the connection unexpectedly")
+
+            monkeypatch.setattr(PostgresStorage, "commit_changes", gone)
+            reply = sock.request(legal_move(before, 0))
+            assert reply["type"] == "error" and reply["code"] == "storage", reply
+            assert sock.sync()["game"] == before["game"]
+            assert stored(pg_url, gid) == []
+            monkeypatch.setattr(PostgresStorage, "commit_changes", real)
+            reply = sock.request(legal_move(sock.sync(), 0))
+            assert reply["type"] == "ok" and reply["version"] == 1
+        assert len(stored(pg_url, gid)) == 1
