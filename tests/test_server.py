@@ -522,3 +522,18 @@ def test_the_test_client_is_used_as_starlette_recommends() -> None:
         [sys.executable, "-W", "error", "-c", "import fastapi.testclient"], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1:]
+
+
+def test_a_key_taken_back_by_an_undo_is_free_again(db: Path) -> None:
+    """A move sent again with its key is not made twice; once an undo took it back, the key
+    names a new move."""
+    with served(db) as client:
+        made = create(client, seats=[{"kind": "here"}], practice=True)
+        with socket(client, made["id"], [made["tokens"]["0"]]) as sock:
+            move = {**legal_move(sock.sync(), 0), "key": "k-1"}
+            assert sock.request(move)["version"] == 1
+            again = sock.request(move)
+            assert again["type"] == "ok" and again["again"] is True and sock.sync()["game"]["version"] == 1
+            assert sock.request({"type": "undo", "seat": 0})["type"] == "ok"
+            fresh = sock.request({**legal_move(sock.sync(), 0), "key": "k-1"})
+            assert fresh["type"] == "ok" and "again" not in fresh and fresh["version"] == 3

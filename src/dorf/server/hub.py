@@ -795,7 +795,6 @@ class Hub:
         game.lease = thinker is not None
         if key is not None:
             game.keys[key] = (seat, number)
-        game.keys = {k: v for k, v in game.keys.items() if v[1] <= len(game.session.decisions)}
 
     def _thinker(self, session: GameSession, waiting: tuple[int, ...]) -> str | None:
         """This server, if a computer seat must decide among ``waiting`` (it will think)."""
@@ -813,6 +812,7 @@ class Hub:
             self.writer.check(game)
             keep = len(session.decisions) - count
             session.undo(count)
+            _forget_keys(game, keep)
             self.writer.add(Change(game, session.version, keep, seat, None, keep=keep, by=by))
             for task in game.thinking.values():
                 task.cancel()
@@ -838,6 +838,7 @@ class Hub:
                         task.cancel()
                     self.pool.cancel(game.id)
                     self._made(game, None, None, seat, keep)
+                    _forget_keys(game, keep)
                     break
                 await self._reread(game)
         else:
@@ -874,7 +875,7 @@ class Hub:
                 if change is not None and change.key is not None and change.kind == "move":
                     game.keys[change.key] = (change.seat, change.number)
                 if change is not None and change.kind == "undo":
-                    game.keys = {k: v for k, v in game.keys.items() if v[1] <= change.keep}
+                    _forget_keys(game, change.keep)
                     for task in game.thinking.values():
                         task.cancel()
         except ProtocolError as exc:
@@ -1263,6 +1264,11 @@ class Hub:
                 "dorf: %s (%s) in game %s: %s; it plays greedy", session.name(seat), spec, game.id, exc
             )
             return await asyncio.to_thread(think, record, player, "greedy", seed)
+
+
+def _forget_keys(game: Game, keep: int) -> None:
+    """An undo back to ``keep`` decisions: the keys of those taken back are free again."""
+    game.keys = {k: v for k, v in game.keys.items() if v[1] <= keep}
 
 
 def _made_before(game: Game, move: Move) -> Json | None:
