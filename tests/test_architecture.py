@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "terminal": {*ENGINE},
     "campaign": {*ENGINE, "db"},
     "rl": {*ENGINE, "terminal"},
-    "lab": {*ENGINE, "arguments"},
+    "lab": {*ENGINE, "arguments", "server"},
     "server": {*ENGINE, "campaign", "db", "arguments"},
     "dorf": {*ENGINE},
 }

@@ -17,6 +17,14 @@ from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
+from dorf.lab.bots import (
+    DEFAULT_SECONDS,
+    BotCommands,
+    add_bot_parser,
+    bot_main,
+    bot_seconds,
+    terminal_players,
+)
 from dorf.lab.simulate import add_simulate_parser, simulate_main
 from dorf.lab.tune import add_tune_parser, tune_main
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
@@ -45,10 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponent",
         default=None,
-        metavar="human|easy|medium|hard|expert|PLAYER[:BUDGET]",
+        metavar="human|easy|medium|hard|expert|PLAYER[:BUDGET]|cmd:COMMAND",
         help="two-player modes: human (two people, hot-seat; the default) or a computer: a level "
-        "(easy, medium, hard, expert) or a player (random, greedy, search-v1, planner, with a budget "
-        "such as planner:96 futures or planner:2s seconds a move)",
+        "(easy, medium, hard, expert), a player (random, greedy, search-v1, planner, with a budget "
+        "such as planner:96 futures or planner:2s seconds a move) or a program (cmd:python my_bot.py, "
+        "docs/bots.md)",
+    )
+    play.add_argument(
+        "--bot-seconds",
+        type=bot_seconds,
+        default=DEFAULT_SECONDS,
+        metavar="S",
+        help=f"--opponent cmd:...: the program's clock for each decision (default {DEFAULT_SECONDS:g})",
     )
     play.add_argument("--players", type=positive, default=None, help="number of players, 1 to 6 (coop)")
     play.add_argument(
@@ -104,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_analyse_parser(sub)
     add_serve_parser(sub)
     add_tune_parser(sub)
+    add_bot_parser(sub)
     return parser
 
 
@@ -220,7 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "analyse":
             return analyse_main(args)
         if args.command == "serve":
-            return serve_main(args)
+            return serve_main(args, BotCommands(args.bot_seconds) if args.allow_bot_commands else None)
+        if args.command == "bot":
+            return bot_main(args)
         if args.command == "tune":
             return tune_main(args)
         if args.command == "bench":
@@ -235,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from dorf.terminal.play import play_main
 
-            return play_main(args)
+            return play_main(args, players=terminal_players(args.bot_seconds))
         if args.command == "replay":
             from dorf.terminal.play import replay_main
 

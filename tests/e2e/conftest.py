@@ -78,10 +78,16 @@ class Pages:
         self.pages: list[Any] = []
         self.errors: list[str] = []
 
-    def new(self, width: int = 1280, height: int = 800, touch: bool = False) -> Any:
-        """A page in a context of its own; ``touch``: a phone (touch events, mobile viewport)."""
+    def new(self, width: int = 1280, height: int = 800, touch: bool = False, locale: str = "en-US") -> Any:
+        """A page in a context of its own; ``touch``: a phone (touch events, mobile viewport);
+        ``locale``: the browser's language (its Accept-Language and navigator.language: the page
+        speaks it), English unless given, whatever the machine's."""
         context = self.browser.new_context(
-            viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+            viewport={"width": width, "height": height},
+            has_touch=touch,
+            is_mobile=touch,
+            locale=locale,
+            extra_http_headers={"Accept-Language": locale},
         )
         context.set_default_timeout(15_000)
         page = context.new_page()

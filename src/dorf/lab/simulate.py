@@ -48,7 +48,8 @@ from dorf.arguments import integer, positive
 from dorf.games.coop import MAX_PLAYERS, CoopGame
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
-from dorf.players import make_player
+from dorf.lab.bots import DEFAULT_SECONDS, BotPlayer, bot_seconds, check_spec, exit_now, make_any_player
+from dorf.players import Player
 from dorf.rules.area import Placement
 
 MODES = ("coop", "duel", "head-to-head")
@@ -77,6 +78,8 @@ class GameJob:
     seats: tuple[str, ...]
     #: In a run with alternating seats: whether ``--opponent`` sits in seat 1 in this game.
     swapped: bool | None = None
+    #: The clock of each decision of a program (a ``cmd:`` player), in seconds.
+    bot_seconds: float = DEFAULT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class Simulation:
     seed: int = 1
     players: int = 1
     alternate: bool = False
+    bot_seconds: float = DEFAULT_SECONDS
 
     def check(self) -> None:
         """Raise :class:`SimulateError` for a description that cannot run."""
@@ -105,7 +109,7 @@ class Simulation:
         for spec in (self.player, self.opponent):
             if spec is not None:
                 try:
-                    make_player(spec)
+                    check_spec(spec)
                 except ValueError as exc:
                     raise SimulateError(str(exc)) from None
         if self.games < 1:
@@ -128,11 +132,21 @@ class Simulation:
         return (self.player, self.opponent or self.player)
 
     def jobs(self) -> list[GameJob]:
+        clock = self.bot_seconds
         if not self.alternate:
-            return [GameJob(i, self.seed + i, self.mode, self.seats) for i in range(self.games)]
+            return [
+                GameJob(i, self.seed + i, self.mode, self.seats, bot_seconds=clock) for i in range(self.games)
+            ]
         first, second = self.seats
         return [
-            GameJob(i, self.seed + i, self.mode, (second, first) if i % 2 else (first, second), i % 2 == 1)
+            GameJob(
+                i,
+                self.seed + i,
+                self.mode,
+                (second, first) if i % 2 else (first, second),
+                i % 2 == 1,
+                bot_seconds=clock,
+            )
             for i in range(self.games)
         ]
 
@@ -154,7 +168,23 @@ def _pad(pad_json: dict[str, Any]) -> dict[str, Any]:
 def play_game(job: GameJob) -> GameResult:
     """Play one game to its end and return its JSON line as a dict (see the module's documentation)."""
     started = time.perf_counter()
-    players = [make_player(spec, player_seed(job.seed, seat)) for seat, spec in enumerate(job.seats)]
+    players = [
+        make_any_player(spec, player_seed(job.seed, seat), job.bot_seconds)
+        for seat, spec in enumerate(job.seats)
+    ]
+    bots = [(seat, player) for seat, player in enumerate(players) if isinstance(player, BotPlayer)]
+    try:
+        result = _play(job, players, bots)
+    finally:
+        for _, bot in bots:
+            bot.close()
+    if bots:
+        result["lost"] = [bot.lost if isinstance(bot, BotPlayer) else 0 for bot in players]
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _play(job: GameJob, players: list[Player], bots: list[tuple[int, BotPlayer]]) -> GameResult:
     result: GameResult = {
         "game": job.index,
         "seed": job.seed,
@@ -165,6 +195,8 @@ def play_game(job: GameJob) -> GameResult:
         result["swapped"] = job.swapped
     if job.mode == "coop":
         state = CoopGame(seed=job.seed, players=len(players)).new_state()
+        for seat, bot in bots:
+            bot.attach(state, seat)
         placed = 0
         while state.revealed is not None:
             decision = players[state.player].choose(state.view())
@@ -181,6 +213,8 @@ def play_game(job: GameJob) -> GameResult:
             if job.mode == "duel"
             else HeadToHeadGame(job.seed).new_state()
         )
+        for seat, bot in bots:
+            bot.attach(game, seat)
         moves = [0, 0]
         while waiting := game.to_move():
             p = waiting[0]
@@ -196,7 +230,6 @@ def play_game(job: GameJob) -> GameResult:
         result["moves"] = moves
         result["score"] = [_pad(pad.as_json()) for pad in game.scores()]
         result["winner"] = game.winner()
-    result["seconds"] = round(time.perf_counter() - started, 3)
     return result
 
 
@@ -204,8 +237,14 @@ def play_game(job: GameJob) -> GameResult:
 
 
 def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which cancels what has not started."""
+    """Workers leave Ctrl-C to the parent, which cancels what has not started; terminated by it,
+    they kill the programs (``cmd:`` players) they run and exit at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    exit_now(128 + signum)
 
 
 def _run_local(jobs: list[GameJob], workers: int, done: Callable[[GameResult], None]) -> None:
@@ -664,7 +703,7 @@ def write_plot(path: str | Path, results: Sequence[GameResult]) -> None:
 
 def _player_spec(text: str) -> str:
     try:
-        make_player(text)
+        check_spec(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
@@ -683,14 +722,23 @@ def add_simulate_parser(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="P",
         type=_player_spec,
         default="greedy",
-        help="random, greedy, search, search:40 (futures a decision), search:2s; seat 1 (default greedy)",
+        help="random, greedy, search, search:40 (futures a decision), search:2s, a level (easy ... expert), "
+        "or a program: cmd:COMMAND (docs/bots.md); seat 1 (default greedy)",
     )
     parser.add_argument(
         "--opponent",
         metavar="Q",
         type=_player_spec,
         default=None,
-        help="seat 2 of duel and head-to-head (default: --player)",
+        help="seat 2 of duel and head-to-head (default: --player); a player as --player names them",
+    )
+    parser.add_argument(
+        "--bot-seconds",
+        metavar="S",
+        type=bot_seconds,
+        default=DEFAULT_SECONDS,
+        help=f"a program's clock for each decision (cmd: players; default {DEFAULT_SECONDS:g}): "
+        "a late answer loses the decision, the first legal move is played",
     )
     parser.add_argument(
         "--players", metavar="K", type=positive, default=1, help="coop: hot-seat players, 1 to 6 (default 1)"
@@ -819,7 +867,14 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.summarise:
         return _summarise_files(args.summarise)
     simulation = Simulation(
-        args.mode, args.player, args.opponent, args.games, args.seed, args.players, args.alternate
+        args.mode,
+        args.player,
+        args.opponent,
+        args.games,
+        args.seed,
+        args.players,
+        args.alternate,
+        getattr(args, "bot_seconds", DEFAULT_SECONDS),
     )
     simulation.check()
     backend = args.backend or ("ray" if args.address else "local")

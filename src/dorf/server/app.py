@@ -36,7 +36,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
-from dorf.server.assets import Asset, Assets, accepts_gzip, headers_for
+from dorf.server.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
 from dorf.server.campaigns import CampaignDesk, finished_game, record_request
 from dorf.server.hints import check_hint_allowed
 from dorf.server.hub import Broken, Connection, Game, Hub, ServerConfig
@@ -147,7 +147,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # --- pages ---------------------------------------------------------------------
 
     assets = Assets.from_package()
-    index = assets.page()
+    # The page in each language it speaks: its <html lang> is the one the browser prefers.
+    index = {lang: assets.page(lang=lang) for lang in LANGUAGES}
 
     def asset_response(request: Request, asset: Asset, built: bool, more: dict[str, str]) -> Response:
         gzipped = accepts_gzip(request.headers.get("accept-encoding"))
@@ -166,10 +167,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return asset_response(request, found[0], found[1], {})
 
     async def page(request: Request) -> Response:
-        headers = {"Referrer-Policy": "no-referrer"}
+        headers = {"Referrer-Policy": "no-referrer", "Vary": "Accept-Encoding, Accept-Language"}
         if config.page_policy:
             headers["Content-Security-Policy"] = page_policy(request.headers.get("host"))
-        return asset_response(request, index, False, headers)
+        lang = preferred_language(request.headers.get("accept-language"))
+        return asset_response(request, index[lang], False, headers)
 
     for path in (
         "/",

@@ -14,6 +14,12 @@ names the whole set by a short hash of its contents, the *build*:
 A client that accepts gzip gets the compressed bytes (``Content-Encoding:
 gzip``, ``Vary: Accept-Encoding``).
 
+Files in folders of ``dorf/web/`` (the catalogs of words, ``lang/de.json``)
+are served by their path, ``/static/BUILD/lang/de.json``, and are part of the
+build.  The page itself says its language (``<html lang>``): the one of
+:data:`LANGUAGES` the browser prefers (``Accept-Language``), see
+:meth:`Assets.page` and :func:`preferred_language`.
+
 >>> assets = Assets.from_package()
 >>> name, gz = assets.files["main.js"].body, assets.files["main.js"].gzipped
 >>> len(gz) < len(name), len(assets.build)
@@ -25,6 +31,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import mimetypes
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -33,6 +40,9 @@ from pathlib import Path
 PRIVATE = ("__init__.py",)
 #: How long a file at its build's address may be cached, in seconds.
 YEAR = 31_536_000
+#: The languages the page speaks (a catalog ``lang/CODE.json`` each), the first the default.
+LANGUAGES = ("en", "de")
+_HTML_LANG = re.compile(rb'<html lang="[A-Za-z-]*"')
 
 
 @dataclass(frozen=True)
@@ -71,15 +81,20 @@ class Assets:
     def from_package(cls, root: Path | None = None) -> Assets:
         folder = root or web_root()
         files = {
-            path.name: path.read_bytes()
-            for path in folder.iterdir()
-            if path.is_file() and path.name not in PRIVATE and not path.name.startswith(".")
+            path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*"))
+            if path.is_file()
+            and path.name not in PRIVATE
+            and not any(part.startswith((".", "_")) for part in path.relative_to(folder).parts[:-1])
+            and not path.name.startswith(".")
         }
         return cls(files)
 
-    def page(self, name: str = "index.html") -> Asset:
-        """A page with its references to ``/static/`` turned into this build's addresses."""
+    def page(self, name: str = "index.html", lang: str = LANGUAGES[0]) -> Asset:
+        """A page with its references to ``/static/`` turned into this build's addresses, in
+        language ``lang`` (its ``<html lang>``)."""
         text = self.files[name].body.replace(b'"/static/', f'"/static/{self.build}/'.encode())
+        text = _HTML_LANG.sub(f'<html lang="{lang}"'.encode(), text, count=1)
         tag = '"' + hashlib.sha256(text).hexdigest()[:16] + '"'
         return Asset(text, gzip.compress(text, 9, mtime=0), self.files[name].media_type, tag)
 
@@ -89,12 +104,43 @@ class Assets:
         name = path
         built = False
         head, _, rest = path.partition("/")
-        if rest:
-            if head != self.build:
-                return None
+        if rest and head == self.build:
             name, built = rest, True
+        elif rest and re.fullmatch(r"[0-9a-f]{10}", head):
+            return None  # another build's
         asset = self.files.get(name)
         return None if asset is None else (asset, built)
+
+
+def preferred_language(header: str | None, languages: tuple[str, ...] = LANGUAGES) -> str:
+    """The language of ``languages`` an ``Accept-Language`` header prefers (the first of them
+    if it names none): by quality, then by order; ``de-AT`` is German.
+
+    >>> preferred_language("de-DE,de;q=0.9,en;q=0.8"), preferred_language("en-GB,de;q=0.5")
+    ('de', 'en')
+    >>> preferred_language("fr-FR, de;q=0.7, en;q=0.3"), preferred_language("fr"), preferred_language(None)
+    ('de', 'en', 'en')
+    >>> preferred_language("de;q=0, en;q=0.1")
+    'en'
+    """
+    best: tuple[float, int, str] | None = None
+    for order, part in enumerate((header or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        code = tag.strip().lower().split("-")[0]
+        if code not in languages:
+            continue
+        quality = 1.0
+        params = params.strip()
+        if params.startswith("q="):
+            try:
+                quality = float(params[2:])
+            except ValueError:
+                continue
+        if quality <= 0:
+            continue
+        if best is None or (-quality, order) < (best[0], best[1]):
+            best = (-quality, order, code)
+    return languages[0] if best is None else best[2]
 
 
 def accepts_gzip(header: str | None) -> bool:

@@ -19,9 +19,12 @@ import re
 import socket
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dorf.arguments import bounded
+
+if TYPE_CHECKING:
+    from dorf.server.sessions import BotCommands
 
 #: The serve options' ranges, read with one message style (see dorf.arguments).
 _port = bounded(0, 65535, what="port")
@@ -31,6 +34,7 @@ _cap = bounded(0.1, 60, cast=float, what="seconds")
 _count = bounded(0, 1_000_000)
 _limit = bounded(1, 1_000_000)
 _idle = bounded(1, 86_400, cast=float, what="seconds")
+_bot_clock = bounded(0.01, 3600, cast=float, what="seconds")
 #: Hosts that mean every address of the machine: no name of its own to allow.
 EVERY_ADDRESS = ("", "0.0.0.0", "::")
 #: A host name or address as ``--allowed-host`` takes it (an IPv6 address with or without brackets).
@@ -158,6 +162,20 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         help="moves are refused once the database has taken no write this long (default 20; "
         "meanwhile they are made and written when it can)",
     )
+    serve.add_argument(
+        "--allow-bot-commands",
+        action="store_true",
+        help="let a new game name a program as a computer player (cmd:COMMAND, docs/bots.md): whoever "
+        "can create a game here can then run any command on this machine, as this server's user",
+    )
+    serve.add_argument(
+        "--bot-seconds",
+        type=_bot_clock,
+        default=5.0,
+        metavar="SECONDS",
+        help="with --allow-bot-commands: a program's clock for each decision; late, it plays the first "
+        "legal move (default 5)",
+    )
     serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     return serve  # type: ignore[no-any-return]
 
@@ -203,8 +221,15 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_main(args: argparse.Namespace) -> int:
-    """Run the server until interrupted."""
+def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None) -> int:
+    """Run the server until interrupted; ``bot_commands`` runs the programs of ``cmd:`` computer
+    seats (:mod:`dorf.cli` gives :class:`dorf.lab.bots.BotCommands` with ``--allow-bot-commands``)."""
+    if getattr(args, "allow_bot_commands", False) and bot_commands is None:
+        print(
+            "dorf serve: --allow-bot-commands: no program runner was given (run it as dorf serve)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         import uvicorn
 
@@ -251,12 +276,19 @@ def serve_main(args: argparse.Namespace) -> int:
         origins=(address.rstrip("/"),),
         allowed_hosts=serve_hosts(args.host, args.allowed_host),
         page_policy=True,
+        bot_commands=bot_commands,
     )
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets=sockets)
             if self.started and not self.should_exit:
+                if bot_commands is not None:
+                    print(
+                        "dorf: --allow-bot-commands: a new game may run any command on this machine",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 print(f"dorf: playing at {address}  (games in {db}; Ctrl-C stops)", flush=True)
 
     server = Server(

@@ -57,6 +57,7 @@ from dorf.server.limits import LOOPBACK, TEST_HOST, CreationLimit, InFlight
 from dorf.server.postgres import PostgresStorage, Shared, is_url
 from dorf.server.protocol import Move, ProtocolError, need_object
 from dorf.server.sessions import (
+    COMMAND_PREFIX,
     COMPUTER,
     HERE,
     MODE_NAMES,
@@ -64,7 +65,9 @@ from dorf.server.sessions import (
     ONLINE,
     SEAT_KINDS,
     TILESETS,
+    BotCommands,
     GameSession,
+    SeatBot,
     SeatSpec,
     check_name,
     check_player_spec,
@@ -178,6 +181,10 @@ class ServerConfig:
     #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
     #: not unless asked.
     page_policy: bool = False
+    #: Programs as computer players (``cmd:COMMAND``), where the operator allows them (``dorf serve
+    #: --allow-bot-commands`` gives :class:`dorf.lab.bots.BotCommands`); None: a game that names
+    #: one is refused (``no-commands``).
+    bot_commands: BotCommands | None = None
 
 
 _numbers = itertools.count(1)
@@ -260,6 +267,8 @@ class Game:
     #: when its version last changed (time.monotonic()).
     lease: bool = False
     changed: float = field(default_factory=time.monotonic)
+    #: The programs playing its ``cmd:`` computer seats, by seat (started when first asked).
+    bots: dict[int, SeatBot] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -349,6 +358,8 @@ class Hub:
         self.games: OrderedDict[str, Game] = OrderedDict()
         self.broken: dict[str, Broken] = {}
         self._loading: dict[str, asyncio.Future[Game | Broken]] = {}
+        #: Programs of ``cmd:`` seats being stopped (:meth:`_end_bots`).
+        self._bot_ends: set[asyncio.Future[None]] = set()
         self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
         #: Hints and replays asked for and not yet answered: one per address, a few per worker.
         workers = self.pool.size
@@ -421,6 +432,9 @@ class Hub:
                     await task
             for conn in game.connections:
                 conn.queue.put_nowait(None)
+            self._end_bots(game)
+        if self._bot_ends:
+            await asyncio.wait(self._bot_ends)
         await self.pool.close()
         await self.writer.close(timeout=10.0)
         if self.link is not None:
@@ -524,7 +538,19 @@ class Hub:
         for task in game.thinking.values():
             task.cancel()
         self.pool.cancel(game.id)
+        self._end_bots(game)
         self.games.pop(game.id, None)
+
+    def _end_bots(self, game: Game) -> None:
+        """Stop the programs of the game's ``cmd:`` seats, in threads (each waits for a decision
+        under way, at most its clock), telling them the final view if the game is over."""
+        session = game.session
+        for seat, bot in list(game.bots.items()):
+            final = session.document([seat]) if session.is_over else None
+            ending = asyncio.ensure_future(asyncio.to_thread(bot.end, final))
+            self._bot_ends.add(ending)
+            ending.add_done_callback(self._bot_ends.discard)
+        game.bots.clear()
 
     async def _sweep(self) -> None:
         """Now and then, let go of the games nobody has used for ``idle_seconds``."""
@@ -571,8 +597,10 @@ class Hub:
             if kind not in SEAT_KINDS:
                 kinds = ", ".join(SEAT_KINDS)
                 raise ProtocolError("bad-message", f"seat kind {kind!r} is not one of {kinds}")
-            player = check_player_spec(item.get("player", "greedy")) if kind == COMPUTER else None
-            default = f"Computer {i + 1} ({player})" if player else f"Player {i + 1}"
+            commands = self.config.bot_commands
+            player = check_player_spec(item.get("player", "greedy"), commands) if kind == COMPUTER else None
+            shown = "bot" if player and player.startswith(COMMAND_PREFIX) else player
+            default = f"Computer {i + 1} ({shown})" if player else f"Player {i + 1}"
             seats.append(SeatSpec(kind, check_name(item.get("name"), default), player))
         if practice and any(s.kind == ONLINE for s in seats):
             raise ProtocolError(
@@ -1167,6 +1195,8 @@ class Hub:
         """Start a computer player for every computer seat that must decide now (with several
         servers, only on the one that holds the game's lease to think)."""
         session = game.session
+        if session.is_over and game.bots:
+            self._end_bots(game)
         if session.is_over or self.games.get(game.id) is not game:
             return
         if self.link is not None and not game.lease:
@@ -1253,6 +1283,8 @@ class Hub:
 
     async def _answer(self, game: Game, seat: int, spec: str) -> Json:
         """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""
+        if spec.startswith(COMMAND_PREFIX):
+            return await self._bot_answer(game, seat, spec)
         session = game.session
         record = session.visible_record(seat)
         player = session.player_of[seat]
@@ -1264,6 +1296,34 @@ class Hub:
                 "dorf: %s (%s) in game %s: %s; it plays greedy", session.name(seat), spec, game.id, exc
             )
             return await asyncio.to_thread(think, record, player, "greedy", seed)
+
+    async def _bot_answer(self, game: Game, seat: int, spec: str) -> Json:
+        """What the program of a ``cmd:`` seat plays, shown what the seat's page shows, in a
+        thread, within its clock; the first legal move if it fails (or runs on no server here)."""
+        session = game.session
+        bot = game.bots.get(seat)
+        if bot is None:
+            commands = self.config.bot_commands
+            if commands is None:
+                log.warning(
+                    "dorf: %s (%s) in game %s: this server runs no programs (--allow-bot-commands);"
+                    " it plays the first legal move",
+                    session.name(seat),
+                    spec,
+                    game.id,
+                )
+                return _any_decision(session, seat)
+            player = session.player_of[seat]
+
+            def say(text: str, game_id: str = game.id) -> None:
+                log.warning("%s (game %s)", text, game_id)
+
+            seed = computer_seed(session.seed, 0, player)  # one way: it tells nothing of the tiles
+            bot = game.bots[seat] = commands.make(spec, session.mode, seat, seed, say)
+        try:
+            return await asyncio.to_thread(bot.decide, session.document([seat]), seat)
+        except ValueError:
+            return _any_decision(session, seat)
 
 
 def _forget_keys(game: Game, keep: int) -> None:

@@ -338,8 +338,14 @@ def shoot(out: Path, only: str | None = None) -> list[Path]:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
 
         def open_page(table: Table, viewport: Any, touch: bool = False) -> Any:
+            # In English whatever the machine's language (the page speaks the browser's).
             context = browser.new_context(
-                viewport=viewport, has_touch=touch, is_mobile=touch, reduced_motion="reduce"
+                viewport=viewport,
+                has_touch=touch,
+                is_mobile=touch,
+                reduced_motion="reduce",
+                locale="en-US",
+                extra_http_headers={"Accept-Language": "en-US"},
             )
             context.set_default_timeout(60_000)
             page = context.new_page()

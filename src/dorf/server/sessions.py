@@ -38,10 +38,10 @@ import functools
 import hashlib
 import itertools
 import operator
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from dorf.formats.record import FORMAT, GameState, apply_decision, record_of, start_of
 from dorf.games.coop import CoopGame, CoopState
@@ -94,8 +94,58 @@ class SeatSpec:
     claimed: bool = False
 
 
-def check_player_spec(spec: Any) -> str:
-    """A computer player's name (``random``, ``greedy``, ``search``, ``search:2s``) within budget."""
+class SeatBot(Protocol):
+    """A program that plays a computer seat (``cmd:COMMAND``, see ``docs/bots.md``)."""
+
+    def decide(self, document: Json, seat: int | None = None) -> Json:
+        """A legal move of the seat, ``{"at", "rot"}`` or ``{"pick"}``, from what the seat sees
+        (:meth:`GameSession.document`): the program's, or a fallback; within its clock."""
+        ...
+
+    def end(self, document: Json | None = None) -> None:
+        """Stop the program (telling it the final view, if given)."""
+        ...
+
+
+class BotCommands(Protocol):
+    """Programs as computer players, where the operator allows them (``dorf serve
+    --allow-bot-commands``; :class:`dorf.lab.bots.BotCommands`)."""
+
+    def check(self, spec: str) -> None:
+        """ValueError, one line, if ``spec`` (``cmd:COMMAND``) names no program that can run."""
+        ...
+
+    def make(
+        self, spec: str, mode: str, seat: int, seed: int, log: Callable[[str], None] | None = None
+    ) -> SeatBot:
+        """The program of one seat of one game (started when it first decides)."""
+        ...
+
+
+#: A computer player that is a program: ``cmd:COMMAND``.
+COMMAND_PREFIX = "cmd:"
+#: The longest ``cmd:`` spec a request may give.
+MAX_COMMAND = 1000
+
+
+def check_player_spec(spec: Any, commands: BotCommands | None = None) -> str:
+    """A computer player's name (``random``, ``greedy``, ``search``, ``search:2s``) within budget,
+    or a program (``cmd:COMMAND``) if ``commands`` allows them (refused, ``no-commands``, else)."""
+    if isinstance(spec, str) and spec.startswith(COMMAND_PREFIX):
+        if commands is None:
+            raise ProtocolError(
+                "no-commands",
+                "a computer player that runs a program (cmd:...) needs a server started with "
+                "dorf serve --allow-bot-commands; this one was not",
+                403,
+            )
+        if len(spec) > MAX_COMMAND:
+            raise ProtocolError("bad-message", f"a cmd: player is at most {MAX_COMMAND} characters")
+        try:
+            commands.check(spec)
+        except ValueError as exc:
+            raise ProtocolError("bad-message", str(exc)) from None
+        return spec
     if not isinstance(spec, str) or len(spec) > 20:
         raise ProtocolError("bad-message", "a computer player is named like greedy or search:2s")
     try:

@@ -29,7 +29,7 @@ from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.games.seat import Turn
-from dorf.players import make_player
+from dorf.players import Player, make_player
 from dorf.rules.area import IllegalPlacement, Placement
 from dorf.rules.hexgrid import Hex
 from dorf.terminal.duel import DuelSession
@@ -378,8 +378,15 @@ def check_save_path(path: str | None) -> None:
         raise UsageError(f"--save {path}: no directory {str(target.parent)!r}")
 
 
-def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
-    """``dorf play``: set up from the arguments, greet, and run the game."""
+def play_main(
+    args: argparse.Namespace,
+    console: Console | None = None,
+    *,
+    players: Callable[[str, int], Player] = make_player,
+) -> int:
+    """``dorf play``: set up from the arguments, greet, and run the game.  ``players`` makes the
+    computer opponent from its spec and a seed (:func:`dorf.cli.main` gives one that also runs
+    programs, ``cmd:COMMAND``)."""
     console = console or Console.standard(args.no_color)
     mode: str = getattr(args, "mode", None) or "coop"
     opponent: str | None = getattr(args, "opponent", None)
@@ -394,7 +401,7 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
             opponent = opponent or "human"
             if opponent != "human":
                 try:
-                    make_player(opponent)
+                    players(opponent, 0)
                 except ValueError as exc:
                     raise UsageError(f"--opponent: {exc}") from None
             names = two_player_names(mode, opponent, args.players, args.names)
@@ -414,7 +421,16 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
         if not chosen:  # a two-player game's seed is drawn from secrets and said only at the end
             seed = secrets.randbits(SEED_BITS)
         return play_two_player(
-            mode, seed, names, opponent, console, args.save, first=first, practice=practice, chosen=chosen
+            mode,
+            seed,
+            names,
+            opponent,
+            console,
+            args.save,
+            first=first,
+            practice=practice,
+            chosen=chosen,
+            players=players,
         )
     state = CoopGame(seed=seed, players=len(names)).new_state()
     who = "solo" if len(names) == 1 else f"{len(names)} players: {', '.join(starting)}, {starting[0]} first"
@@ -434,6 +450,8 @@ def play_main(args: argparse.Namespace, console: Console | None = None) -> int:
 def computer_style(spec: str) -> str:
     """How a computer opponent plays, in words: ``plays at random``."""
     name, _, budget = spec.partition(":")
+    if name == "cmd":
+        return f"is the program {budget.strip()}"
     if name == "random":
         return "plays at random"
     if name == "greedy":
@@ -452,10 +470,11 @@ def play_two_player(
     first: int = 1,
     practice: bool = False,
     chosen: bool = True,
+    players: Callable[[str, int], Player] = make_player,
 ) -> int:
     """Greet, set up and run a Duel or a Head to Head game (``names``: you, then the other).
     The seed is said at the start if the players chose it, else only once the game is over."""
-    computer = make_player(opponent, seed) if opponent != "human" else None
+    computer = players(opponent, seed) if opponent != "human" else None
     starting = names if first == 1 else [names[1], names[0]]  # the engine's player 1 starts
     options: dict[str, Any] = {
         "computer": computer,
@@ -496,7 +515,14 @@ def play_two_player(
     else:
         undo = "there is no undo between two players"
     console.say(f"Type help for the commands ({undo}).")
-    return session.run()
+    attach = getattr(computer, "attach", None)  # a program (cmd:) follows the game it plays
+    if attach is None:
+        return session.run()
+    attach(session.state, options["computer_player"], starting)
+    try:
+        return session.run()
+    finally:
+        getattr(computer, "close", lambda: None)()
 
 
 # --- replaying ---------------------------------------------------------------------

@@ -1,13 +1,26 @@
 // The play area as an SVG board: tiles, legal cells, a ghost of the tile being placed,
 // highlighted territories, task markers and flags that stay readable at every zoom; pan (drag,
-// one finger, arrow keys), zoom (buttons, +/-, ctrl + wheel, two fingers).
-import { S, center, hexPoints, pixelToHex, tilePasses, taskMarker, taskWords, flagGlyph, flagAnchor, edgeLetters, TERRAIN } from "./hex.js";
+// one finger, arrow keys), zoom (buttons, +/-, ctrl + wheel, two fingers). On a touch screen a
+// tap where the cells are smaller than a finger first zooms in there.
+import {
+  S, center, hexPoints, pixelToHex, tilePasses, taskMarker, taskWords, flagGlyph, flagAnchor, edgeLetters, TERRAIN,
+  DIRS, edgesJoin, edgePath, edgeMid } from "./hex.js";
+import { NARROW } from "./util.js";
+import { t as say } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 /** Below this zoom, task markers collapse to coloured dots with their value. */
 const COMPACT = 0.42;
 /** A tap moves less than this many pixels (a finger wobbles more than a mouse). */
 const SLOP = { mouse: 5, pen: 6, touch: 10 };
+/** The height in CSS pixels of a legal cell (a hex of radius S - 3) at zoom 1. */
+const CELL_PX = Math.sqrt(3) * (S - 3);
+/** A finger's target: 44 CSS pixels. Below this zoom a highlighted cell is smaller than that. */
+const FINGER_K = 44 / CELL_PX;
+/** The zoom a tap on small cells brings: cells of 48 px, a little more than a finger. */
+const TOUCH_K = 48 / CELL_PX;
+/** The phone's layout (the bar, no banner; the tools at the top right). */
+const BAR_LAYOUT = window.matchMedia?.(NARROW);
 
 export function reducedMotion() {
   return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
@@ -24,7 +37,7 @@ export class Board {
     this.svg = document.createElementNS(NS, "svg");
     this.svg.setAttribute("class", "board");
     this.svg.setAttribute("role", "application");
-    this.svg.setAttribute("aria-label", handlers.label || "play area");
+    this.svg.setAttribute("aria-label", handlers.label || say("board.area"));
     this.world = document.createElementNS(NS, "g");
     this.layers = {};
     for (const name of ["under", "ground", "grid", "lines", "peaks", "highlight", "legal", "last", "ghost", "marks", "fx"]) {
@@ -66,6 +79,11 @@ export class Board {
     const { w, h } = this.size;
     this.world.setAttribute("transform", `translate(${w / 2 + x} ${h / 2 + y}) scale(${k})`);
     if (k !== this._markK) this._scaleMarks();
+    const small = k < FINGER_K;
+    if (small !== this._small) {
+      this._small = small;
+      this.handlers.onSmall?.(small);
+    }
   }
 
   /** Task markers and flags keep a readable size on screen however far the board is zoomed out. */
@@ -112,6 +130,7 @@ export class Board {
     svg.addEventListener("pointermove", (e) => {
       if (this._pointers.has(e.pointerId)) this._pointers.set(e.pointerId, [e.clientX, e.clientY]);
       if (this._pointers.size === 2 && this._pinch) {
+        this.glide = this.zooming = null; // the fingers take over from a zoom under way
         const now = this._pinchState();
         this.zoomAt(now.d / this._pinch.d, now.cx, now.cy);
         this.pan(now.cx - this._pinch.cx, now.cy - this._pinch.cy);
@@ -123,6 +142,7 @@ export class Board {
         const dx = e.clientX - start.x, dy = e.clientY - start.y;
         if (moved || Math.hypot(dx, dy) > (SLOP[e.pointerType] ?? 5)) {
           moved = true;
+          this.glide = this.zooming = null;
           this.view.x = start.vx + dx;
           this.view.y = start.vy + dy;
           this.fitted = true;
@@ -148,7 +168,12 @@ export class Board {
       svg.classList.remove("panning");
       if (was && start && !moved && e.type === "pointerup") {
         const [q, r] = this.cellAt(e.clientX, e.clientY);
-        this.handlers.onClick?.(q, r, e);
+        if (e.pointerType === "touch" && this.smallTargets()) {
+          // Cells smaller than a finger: the tap zooms in where it landed (and may choose the
+          // cell there, never place it); the next tap hits a target of 44 px or more.
+          this.zoomTo(TOUCH_K, e.clientX, e.clientY);
+          this.handlers.onClick?.(q, r, e, { zoomed: true });
+        } else this.handlers.onClick?.(q, r, e, {});
       }
       if (this._pointers.size === 0) start = null;
     };
@@ -179,6 +204,32 @@ export class Board {
     return { d: Math.hypot(x2 - x1, y2 - y1) || 1, cx: (x1 + x2) / 2, cy: (y1 + y2) / 2 };
   }
 
+  /** Whether the highlighted cells are smaller on the screen than a finger's target. */
+  smallTargets() {
+    return this.legal.size > 0 && (this.zooming ?? this.view.k) < FINGER_K;
+  }
+
+  /** Zoom to k about a client point, in a short glide (none for reduced motion). */
+  zoomTo(k, cx, cy) {
+    const from = this.view.k;
+    if (reducedMotion()) {
+      this.zoomAt(k / from, cx, cy);
+      return;
+    }
+    const t0 = performance.now(), span = 160;
+    const glide = (this.glide = {});
+    this.zooming = k; // where the view is going: a tap meanwhile does not zoom again
+    const step = (now) => {
+      if (this.glide !== glide) return; // another zoom took over
+      const t = Math.min(1, (now - t0) / span);
+      const want = from * (k / from) ** (1 - (1 - t) * (1 - t));
+      this.zoomAt(want / this.view.k, cx, cy);
+      if (t < 1) requestAnimationFrame(step);
+      else this.zooming = null;
+    };
+    requestAnimationFrame(step);
+  }
+
   zoomAt(f, cx, cy) {
     const k = Math.min(3, Math.max(0.12, this.view.k * f));
     const rect = this.svg.getBoundingClientRect();
@@ -204,11 +255,15 @@ export class Board {
   /** Screen pixels kept free at each edge: the banner above, the tools at the side. */
   _pad() {
     const w = this.size.w || 800;
-    return w < 560 ? { left: 12, right: 12, top: 46, bottom: 12 } : { left: 24, right: 60, top: 52, bottom: 24 };
+    if (w < 560) return { left: 12, right: 12, top: 46, bottom: 12 };
+    // The phone on its side: no banner above; the tools at the top right.
+    if (BAR_LAYOUT?.matches) return { left: 12, right: 52, top: 12, bottom: 12 };
+    return { left: 24, right: 60, top: 52, bottom: 24 };
   }
 
   /** Centre the view on every tile and legal cell, clear of the tools at the edges. */
   fit() {
+    this.glide = this.zooming = null;
     const cells = this.cells.length ? this.cells : [[0, 0]];
     const pts = cells.map(([q, r]) => center(q, r));
     const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
@@ -282,7 +337,7 @@ export class Board {
     const from = keep ? old.length : 0;
     this.drawnTiles = sig;
     this.drawnLetters = opts.letters;
-    let under = "", ground = "", grid = "", lines = "", peaks = "", marks = "";
+    let under = "", ground = "", lines = "", peaks = "", marks = "";
     this.info = new Map();
     area.tiles.forEach((t, i) => {
       const [x, y] = center(t.at[0], t.at[1]);
@@ -291,7 +346,6 @@ export class Board {
         const pass = tilePasses(t.edges, t.areas, x, y);
         under += `<polygon points="${hexPoints(S, x, y + 6)}"/>`;
         ground += `<g data-at="${cell}">${pass.ground}</g>`;
-        grid += `<polygon points="${hexPoints(S, x, y)}"/>`;
         const letters = opts.letters ? edgeLetters(t.edges, x, y) : "";
         if (pass.lines || letters) lines += `<g data-at="${cell}">${pass.lines}${letters}</g>`;
         if (pass.peaks) peaks += `<g data-at="${cell}">${pass.peaks}</g>`;
@@ -302,8 +356,9 @@ export class Board {
         const flag = (area.flags || []).find((f) => f.at[0] === t.at[0] && f.at[1] === t.at[1]);
         const closed = flag && flag.closed ? " closed" : "";
         marks += `<g class="mark flag-mark${closed}" data-x="${(x + fx).toFixed(1)}" data-y="${(y + fy).toFixed(1)}" data-base="1.2" data-flag="1">${flagGlyph(t.flag)}</g>`;
-        const name = t.flag === "X" ? "Multicoloured flag" : `${TERRAIN[t.flag].name.replace(/^./, (c) => c.toUpperCase())} flag`;
-        words.push(flag ? `${name}: ${flag.size} tile${flag.size === 1 ? "" : "s"}, ${flag.closed ? "closed" : `${flag.open_edges} open edge${flag.open_edges === 1 ? "" : "s"}`}` : name);
+        const name = say(`flag.${TERRAIN[t.flag] && t.flag !== "X" ? t.flag : "X"}`);
+        const tiles = flag ? say("count.tiles", { count: flag.size }) : "";
+        words.push(!flag ? name : flag.closed ? say("board.flag_closed", { flag: name, tiles }) : say("board.flag_open", { flag: name, tiles, edges: say("count.open_edges", { count: flag.open_edges }) }));
       }
       if (t.task !== undefined && tasks[t.task]) {
         const task = tasks[t.task];
@@ -312,7 +367,29 @@ export class Board {
       }
       if (words.length) this.info.set(cell, words);
     });
-    const layers = { under, ground, grid, lines, peaks };
+    // Lines between tiles only where the terrains differ, and round the landscape: a region that
+    // runs over many tiles reads as one piece of land. (Drawn anew: a new tile changes its neighbours'.)
+    this.edgesAt = new Map(area.tiles.map((t) => [`${t.at[0]},${t.at[1]}`, t.edges]));
+    // Where the same ground meets, a stroke of that ground covers the hairline the two tiles'
+    // antialiased borders would leave.
+    let rim = "", seam = "";
+    const mend = {};
+    for (const t of area.tiles) {
+      const [x, y] = center(t.at[0], t.at[1]);
+      DIRS.forEach(([dq, dr], d) => {
+        const other = this.edgesAt.get(`${t.at[0] + dq},${t.at[1] + dr}`);
+        if (other === undefined) rim += edgePath(d, x, y);
+        else if (d >= 3) return;
+        else if (!edgesJoin(t.edges[d], other[(d + 3) % 6])) seam += edgePath(d, x, y);
+        else if (t.edges[d] === other[(d + 3) % 6]) {
+          const ground = "RT".includes(t.edges[d]) ? "M" : t.edges[d];
+          mend[ground] = (mend[ground] || "") + edgePath(d, x, y);
+        }
+      });
+    }
+    this.layers.grid.innerHTML = Object.entries(mend).map(([l, d]) => `<path class="mend" stroke="url(#pat-${l})" d="${d}"/>`).join("") +
+      `<path class="rim" d="${rim}"/><path class="seam" d="${seam}"/>`;
+    const layers = { under, ground, lines, peaks };
     for (const [name, html] of Object.entries(layers)) {
       if (!keep) this.layers[name].innerHTML = html;
       else if (html) this.layers[name].insertAdjacentHTML("beforeend", html);
@@ -402,7 +479,24 @@ export class Board {
     this.layers.ghost.innerHTML =
       `<g class="ghost${opts.selected ? " selected" : ""}"><g class="ghost-tile">${pass.ground}${pass.lines}${pass.peaks}` +
       `${opts.letters ? edgeLetters(tile.edges, x, y) : ""}${marks}</g>` +
-      `<polygon class="ghost-outline" points="${hexPoints(S - 2, x, y)}"/></g>`;
+      `<polygon class="ghost-outline" points="${hexPoints(S - 2, x, y)}"/>${this._matchMarks(tile.edges, q, r)}</g>`;
+  }
+
+  /** On each edge of the ghost that meets a tile: a green tick where the terrains join, a red cross where they do not. */
+  _matchMarks(edges, q, r) {
+    const [x, y] = center(q, r);
+    // Some 14 px across on the screen, however far the board is zoomed out.
+    const s = Math.min(2, Math.max(1, 0.9 / this.view.k)).toFixed(2);
+    let out = "";
+    DIRS.forEach(([dq, dr], d) => {
+      const other = this.edgesAt?.get(`${q + dq},${r + dr}`);
+      if (other === undefined) return;
+      const ok = edgesJoin(edges[d], other[(d + 3) % 6]);
+      const [mx, my] = edgeMid(d, 0.76);
+      const glyph = ok ? '<path d="M-3.6,0.2 L-1,2.8 L3.8,-2.6"/>' : '<path d="M-2.8,-2.8 L2.8,2.8 M2.8,-2.8 L-2.8,2.8"/>';
+      out += `<g class="edge-match ${ok ? "ok" : "bad"}" data-edge="${d}" transform="${at(x + mx, y + my)} scale(${s})"><circle r="7"/>${glyph}</g>`;
+    });
+    return out;
   }
 
   /** Outline the cells of territories (from a preview): [{letter, cells}]. */

@@ -1,27 +1,28 @@
 // The campaign pages: the list, one campaign with its score plot and track, recording a game.
 import { api, el, rememberedGames, toast, put } from "./util.js";
+import { language, server, t, term } from "./i18n.js";
 
 export async function campaignsPage(root, name) {
   if (name) return campaignPage(root, name);
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
-  const box = el("section", { class: "card" }, el("h1", { class: "page-title" }, "Campaigns"));
+  const box = el("section", { class: "card" }, el("h1", { class: "page-title" }, t("campaigns.title")));
   put(root, el("div", { class: "lobby narrow" }, box));
-  if (game) box.appendChild(el("p", { class: "note" }, `Choose the campaign to record game ${game} in.`));
+  if (game) box.appendChild(el("p", { class: "note" }, t("campaigns.choose", { game })));
   const list = el("ul", { class: "games", id: "campaign-list" });
   box.appendChild(list);
   try {
     const data = await api("GET", "/api/campaigns");
-    if (!data.campaigns.length) list.appendChild(el("li", { class: "note" }, "No campaigns yet."));
+    if (!data.campaigns.length) list.appendChild(el("li", { class: "note" }, t("campaigns.none")));
     for (const c of data.campaigns) {
       const href = `/campaigns/${encodeURIComponent(c.name)}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
       list.appendChild(el("li", {}, el("a", { href }, c.name), " ",
-        el("small", {}, `${c.games} game${c.games === 1 ? "" : "s"}${c.best !== null ? ` · best ${c.best}` : ""}${c.archived ? " · archived" : ""}`)));
+        el("small", {}, [t("count.games", { count: c.games }), c.best !== null ? t("campaigns.best", { n: c.best }) : null, c.archived ? t("campaigns.archived") : null].filter(Boolean).join(" · "))));
     }
   } catch (e) {
     toast(e.message);
   }
-  const input = el("input", { id: "campaign-name", placeholder: "Name, e.g. Family", maxlength: "60" });
+  const input = el("input", { id: "campaign-name", placeholder: t("campaigns.name_placeholder"), maxlength: "60" });
   box.appendChild(el("form", {
     class: "inline",
     onsubmit: async (event) => {
@@ -33,7 +34,7 @@ export async function campaignsPage(root, name) {
         toast(e.message);
       }
     },
-  }, el("h2", { class: "section" }, "New campaign"), input, " ", el("button", { type: "submit", id: "campaign-create" }, "Create")));
+  }, el("h2", { class: "section" }, t("campaigns.new")), input, " ", el("button", { type: "submit", id: "campaign-create" }, t("campaigns.create"))));
 }
 
 async function campaignPage(root, name) {
@@ -43,18 +44,18 @@ async function campaignPage(root, name) {
   try {
     view = await api("GET", `/api/campaigns/${encodeURIComponent(name)}`);
   } catch (e) {
-    put(box, el("section", { class: "card" }, el("h1", { class: "page-title" }, "Campaign"), el("p", {}, e.message), el("a", { href: "/campaigns" }, "All campaigns")));
+    put(box, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("campaign.title")), el("p", {}, e.message), el("a", { href: "/campaigns" }, t("campaign.all"))));
     return;
   }
   const stamp = Date.now();
   const enc = encodeURIComponent(view.name);
   const totals = view.totals;
   const games = el("table", { class: "pad wide", id: "campaign-games" },
-    el("thead", {}, el("tr", {}, ["#", "date", "players", "total", "circles"].map((h) => el("th", { scope: "col" }, h)))),
+    el("thead", {}, el("tr", {}, ["number", "date", "players", "total", "circles"].map((h) => el("th", { scope: "col" }, t(`campaign.col.${h}`))))),
     el("tbody", {}, view.games.map((g) => el("tr", {}, el("td", {}, String(g.number)), el("td", {}, g.played), el("td", {}, g.players.join(", ")), el("td", {}, String(g.pad.total ?? "")), el("td", {}, String(g.circles))))));
   const progress = view.progress;
   const fork = progress.waiting
-    ? el("div", { class: "fork" }, el("p", {}, `The track waits at a fork (${progress.banked} circles banked): choose a branch.`),
+    ? el("div", { class: "fork" }, el("p", {}, t("campaign.fork", { circles: t("count.circles", { count: progress.banked }) })),
       ...progress.options.map((b) => el("button", {
         type: "button", onclick: async () => {
           try { await api("POST", `/api/campaigns/${enc}/choose`, { branch: b }); location.reload(); } catch (e) { toast(e.message); }
@@ -62,23 +63,23 @@ async function campaignPage(root, name) {
       }, b)))
     : null;
   const unlocked = view.unlocked.length
-    ? el("ul", {}, view.unlocked.map((u) => el("li", {}, `${u.item}${u.game ? ` (game ${u.game})` : ""}`)))
-    : el("p", { class: "note" }, "Nothing unlocked yet.");
+    ? el("ul", {}, view.unlocked.map((u) => el("li", {}, `${server(u.item)}${u.game ? ` ${t("campaign.in_game", { n: u.game })}` : ""}`)))
+    : el("p", { class: "note" }, t("campaign.nothing_unlocked"));
   put(box, 
     el("section", { class: "card" },
-      el("h1", { class: "page-title" }, view.name), el("p", {}, `${totals.games} game${totals.games === 1 ? "" : "s"} · best ${totals.best ?? "–"} · mean ${totals.mean ?? "–"} · ${totals.circles} circle${totals.circles === 1 ? "" : "s"}`),
-      el("p", { class: "note" }, `sheet: ${view.sheet}${view.archived ? " · archived" : ""}`), el("a", { href: "/campaigns" }, "All campaigns")),
+      el("h1", { class: "page-title" }, view.name), el("p", {}, [t("count.games", { count: totals.games }), t("campaigns.best", { n: totals.best ?? "–" }), t("campaign.mean", { n: totals.mean ?? "–" }), t("count.circles", { count: totals.circles })].join(" · ")),
+      el("p", { class: "note" }, t("campaign.sheet", { name: server(view.sheet) }) + (view.archived ? ` · ${t("campaigns.archived")}` : "")), el("a", { href: "/campaigns" }, t("campaign.all"))),
     recordForm(view.name),
-    el("section", { class: "card" }, el("h2", { class: "section" }, "Scores"), figure("score-plot", `scores of ${view.name} game by game`, `/api/campaigns/${enc}/score.svg?${stamp}`)),
-    el("section", { class: "card" }, el("h2", { class: "section" }, "Track"), fork, figure("track", `the campaign track of ${view.name}`, `/api/campaigns/${enc}/track.svg?${stamp}`)),
-    el("section", { class: "card" }, el("h2", { class: "section" }, "Games"), view.games.length ? games : el("p", { class: "note" }, "No games yet.")),
-    el("section", { class: "card" }, el("h2", { class: "section" }, "Unlocked"), unlocked,
-      el("h2", { class: "section" }, "Achievements"), el("ul", { class: "achievements", id: "achievements" }, view.achievements.map((a) =>
+    el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.scores")), figure("score-plot", t("campaign.scores_alt", { name: view.name }), `/api/campaigns/${enc}/score.svg?${stamp}`)),
+    el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.track")), fork, figure("track", t("campaign.track_alt", { name: view.name }), `/api/campaigns/${enc}/track.svg?${stamp}`)),
+    el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.games")), view.games.length ? games : el("p", { class: "note" }, t("campaign.no_games"))),
+    el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.unlocked")), unlocked,
+      el("h2", { class: "section" }, t("campaign.achievements")), el("ul", { class: "achievements", id: "achievements" }, view.achievements.map((a) =>
         // The rule in words ("5 or more task types completed"); as the sheet writes it in the title.
         el("li", { class: a.game ? "done" : "", title: a.condition },
           el("span", { class: "mark", "aria-hidden": "true" }, a.game ? "✓" : "○"),
-          el("span", {}, el("b", {}, a.name), a.game ? ` (game ${a.game})` : "", el("br"),
-            el("small", { class: "note" }, a.words || a.condition)))))),
+          el("span", {}, el("b", {}, server(a.name)), a.game ? ` ${t("campaign.in_game", { n: a.game })}` : "", el("br"),
+            el("small", { class: "note" }, conditionWords(a))))))),
   );
 }
 
@@ -86,19 +87,19 @@ async function campaignPage(root, name) {
  * that scrolls sideways (shrunk to the screen its words would be too small to read). */
 function figure(id, alt, src) {
   return [el("div", { class: "figure-scroll", tabindex: "0", role: "region", "aria-label": alt },
-    el("a", { href: src, target: "_blank", title: "open the picture on its own" }, el("img", { class: "campaign-svg", id, alt, src }))),
-  el("p", { class: "note figure-tip" }, "Swipe sideways to see all of it, or tap it to open it on its own.")];
+    el("a", { href: src, target: "_blank", title: t("campaign.open_picture") }, el("img", { class: "campaign-svg", id, alt, src }))),
+  el("p", { class: "note figure-tip" }, t("campaign.swipe"))];
 }
 
 function recordForm(name) {
   const params = new URLSearchParams(location.search);
   const finished = Object.entries(rememberedGames()).filter(([, g]) => g.mode === "coop" && g.over);
-  const input = el("input", { id: "record-game", list: "finished-games", placeholder: "game id", value: params.get("game") || "" });
+  const input = el("input", { id: "record-game", list: "finished-games", placeholder: t("campaign.record.game"), value: params.get("game") || "" });
   const options = el("datalist", { id: "finished-games" }, finished.map(([id, g]) => el("option", { value: id }, (g.names || []).join(", "))));
-  const branches = el("input", { id: "record-branches", placeholder: "branches at forks (optional, comma-separated)" });
+  const branches = el("input", { id: "record-branches", placeholder: t("campaign.record.branches") });
   const result = el("div", { class: "record-result", id: "record-result" });
-  return el("section", { class: "card" }, el("h2", { class: "section" }, "Record a finished game"),
-    el("p", { class: "note" }, "A cooperative game played on this server, once it is over."),
+  return el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.record.title")),
+    el("p", { class: "note" }, t("campaign.record.note")),
     el("form", {
       class: "inline",
       onsubmit: async (event) => {
@@ -106,11 +107,29 @@ function recordForm(name) {
         try {
           const body = { game: input.value.trim(), branches: branches.value.split(",").map((b) => b.trim()).filter(Boolean) };
           const change = await api("POST", `/api/campaigns/${encodeURIComponent(name)}/record`, body);
-          put(result, el("p", {}, `Recorded as game ${change.game.number}: ${change.game.pad.total} points, ${change.game.circles} circles.`));
+          put(result, el("p", {}, t("campaign.record.done", { n: change.game.number, points: t("count.points", { count: change.game.pad.total }), circles: t("count.circles", { count: change.game.circles }) })));
           setTimeout(() => { location.href = `/campaigns/${encodeURIComponent(name)}`; }, 900);
         } catch (e) {
           toast(e.message);
         }
       },
-    }, input, options, " ", branches, " ", el("button", { type: "submit", id: "record-submit" }, "Record")), result);
+    }, input, options, " ", branches, " ", el("button", { type: "submit", id: "record-submit" }, t("campaign.record.submit"))), result);
+}
+
+/** An achievement's condition in words: the server's English ones as they are; in another
+ * language made from the condition itself ("total >= 100 and flags.forest < 4"). */
+function conditionWords(a) {
+  if (language() === "en" || !a.condition) return a.words || a.condition;
+  const said = [];
+  for (const part of a.condition.split(/\band\b/)) {
+    const m = /^\s*([a-z_]+)(?:\.([a-z]+))?\s*(>=|<=|==|!=|>|<)\s*(-?\d+)\s*$/.exec(part);
+    if (!m) return a.words || a.condition;
+    const [, field, name, op, value] = m;
+    const how = t(`cond.op.${op}`, { n: Number(value) });
+    if (name) said.push(t(field === "tasks" ? "cond.field.tasks_of" : "cond.field.flags_of", { how, kind: term("taskkind.", name) }));
+    else if (term("cond.field.", field) !== field) said.push(t(`cond.field.${field}`, { how }));
+    else return a.words || a.condition;
+  }
+  const text = said.reduce((a, b) => t("cond.and", { a, b }));
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -2,7 +2,17 @@
 // to share, the log, the legend, and the score pad. Methods of the game page (game.js).
 import { tileIcon, taskMarker, TERRAIN, SEAT_COLORS } from "./hex.js";
 import {
-  el, rememberedGames, tokensOf, copyButton, describeTask, progressText, put, plural, media, tapWord, NARROW } from "./util.js";
+  el, rememberedGames, tokensOf, copyButton, describeTask, progressText, put, media, tapWord, NARROW,
+  around, listOf, modeName, taskName, terrainName } from "./util.js";
+import { language, server, t, term } from "./i18n.js";
+
+/** How far the tile is turned from how it was drawn, in words: "as drawn", "turned 2 steps clockwise". */
+export function turnWords(k) {
+  k = ((k % 6) + 6) % 6;
+  if (k === 0) return t("turn.as_drawn");
+  if (k === 3) return t("turn.round");
+  return k < 3 ? t("turn.clockwise", { count: k }) : t("turn.anticlockwise", { count: 6 - k });
+}
 
 export const cardMethods = {
   renderTurn() {
@@ -13,40 +23,42 @@ export const cardMethods = {
     const waitingNames = game.waiting.map((s) => game.seats[s]);
     let line;
     if (game.over) {
-      if (game.mode === "coop") line = `Game over: ${plural(game.scores[0].total, "point")}`;
-      else if (game.winner === null || game.winner === undefined) line = "Game over: a shared victory";
-      else line = `Game over: ${game.seats[game.winner].name} wins`;
+      if (game.mode === "coop") line = t("turn.over_points", { points: t("count.points", { count: game.scores[0].total }) });
+      else if (game.winner === null || game.winner === undefined) line = t("turn.over_shared");
+      else line = t("turn.over_wins", { name: game.seats[game.winner].name });
     } else if (me !== null) {
-      line = game.phase === "draft" ? "Your pick" : "Your turn";
-      if (this.you.seats.length > 1) line = `${game.seats[me].name}: ${line.toLowerCase()}`;
+      const draft = game.phase === "draft";
+      line = this.you.seats.length > 1
+        ? t(draft ? "turn.pick_named" : "turn.yours_named", { name: game.seats[me].name })
+        : t(draft ? "turn.pick" : "turn.yours");
     } else if (waitingNames.some((s) => s.kind === "computer")) {
-      line = `${waitingNames.filter((s) => s.kind === "computer").map((s) => s.name).join(" and ")} thinking…`;
+      line = t("turn.thinking", { names: listOf(waitingNames.filter((s) => s.kind === "computer").map((s) => s.name)) });
     } else if (waitingNames.length) {
-      line = `Waiting for ${waitingNames.map((s) => s.name).join(" and ")}`;
+      line = t("turn.waiting", { names: listOf(waitingNames.map((s) => s.name)) });
     } else line = "";
     const seats = el("ul", { class: "seats" }, game.seats.map((s, i) =>
       el("li", { class: `${game.waiting.includes(i) ? "waiting" : ""}${this.you.seats.includes(i) ? " mine" : ""}` },
         el("span", { class: "dot", "aria-hidden": "true", style: `--seat:${SEAT_COLORS[i % SEAT_COLORS.length]}` }),
         `${s.name}`,
-        el("small", {}, s.kind === "computer" ? ` computer · ${s.player}` : s.kind === "online" ? (s.claimed ? " online" : " invited, not joined yet") : this.you.seats.includes(i) ? " here" : ""),
+        el("small", {}, s.kind === "computer" ? ` ${t("turn.seat_computer", { player: language() === "en" ? s.player : term("level.", s.player) })}` : s.kind === "online" ? ` ${t(s.claimed ? "turn.seat_online" : "turn.seat_invited")}` : this.you.seats.includes(i) ? ` ${t("turn.seat_here")}` : ""),
       )));
     const actions = el("div", { class: "actions" });
     if (this.undoShown()) {
-      actions.appendChild(el("button", { type: "button", class: "secondary", id: "undo-button", title: "Undo (U)", onclick: () => this.undo() }, "↶ Undo"));
+      actions.appendChild(el("button", { type: "button", class: "secondary", id: "undo-button", title: t("turn.undo_title"), onclick: () => this.undo() }, t("turn.undo")));
     }
     if (game.over) {
-      actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, "Score pad"));
-      actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, "Download record"));
-      actions.appendChild(el("a", { class: "button secondary", href: `/replay/${this.id}` }, "Replay"));
+      actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, t("pad.button")));
+      actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")));
+      actions.appendChild(el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")));
     }
-    const watching = !this.you.seats.length ? el("p", { class: "note" }, "You are watching this game.") : null;
+    const watching = !this.you.seats.length ? el("p", { class: "note" }, t("turn.watching")) : null;
     const aside = (game.set_aside || []).filter((s) => this.you.seats.includes(s)).map((s) =>
-      el("p", { class: "note" }, `The tile fits nowhere in ${game.seats[s].name}'s area: it is set aside there.`));
+      el("p", { class: "note" }, t("turn.aside", { name: game.seats[s].name })));
     const problem = this.tokenProblem ? el("p", { class: "note bad" }, this.tokenProblem) : null;
-    const badge = game.practice ? el("span", { class: "badge practice", id: "practice-badge", title: "A practice game: undo allowed" }, "Practice") : null;
-    const first = game.first === 2 && game.seats[1] ? el("p", { class: "note" }, `${game.seats[1].name} started.`) : null;
+    const badge = game.practice ? el("span", { class: "badge practice", id: "practice-badge", title: t("turn.practice_title") }, t("turn.practice")) : null;
+    const first = game.first === 2 && game.seats[1] ? el("p", { class: "note" }, t("turn.started", { name: game.seats[1].name })) : null;
     put(card,
-      el("div", { class: "card-title" }, el("h2", {}, game.mode_name, badge), el("span", { class: "turn-no" }, game.phase === "draft" ? `pick ${game.turn + 1}` : `move ${game.turn}`)),
+      el("div", { class: "card-title" }, el("h2", {}, modeName(game.mode), badge), el("span", { class: "turn-no" }, game.phase === "draft" ? t("turn.pick_no", { n: game.turn + 1 }) : t("turn.move_no", { n: game.turn }))),
       el("p", { class: `turn-line${me !== null ? " mine" : ""}`, id: "turn-line" }, line),
       seats, first, watching, aside, problem, actions,
     );
@@ -72,27 +84,27 @@ export const cardMethods = {
     card.classList.remove("hidden");
     const k = this.shownRot();
     const tile = this.tileAt(revealed, k);
-    const edgeNames = [...tile.edges].map((l) => TERRAIN[l]?.name ?? l).join(", ");
-    const icon = el("div", { class: "tile-big", html: tileIcon(tile.edges, tile.areas, { task: tile.task, flag: tile.flag, letters: true, label: `the tile, edges: ${edgeNames}` }, 132) });
+    const edgeNames = [...tile.edges].map((l) => terrainName(l)).join(", ");
+    const icon = el("div", { class: "tile-big", html: tileIcon(tile.edges, tile.areas, { task: tile.task, flag: tile.flag, letters: this.letters, label: t("tile.label", { edges: edgeNames }) }, 132) });
     const facts = [];
-    if (revealed.task) facts.push(el("li", {}, el("b", {}, "Task: "), describeTask(revealed.task)));
-    if (revealed.flag) facts.push(el("li", {}, el("b", {}, "Flag: "), revealed.flag === "X" ? "multicoloured" : TERRAIN[revealed.flag].name));
+    if (revealed.task) facts.push(el("li", {}, el("b", {}, `${t("tile.task")} `), describeTask(revealed.task)));
+    if (revealed.flag) facts.push(el("li", {}, el("b", {}, `${t("tile.flag")} `), revealed.flag === "X" ? t("tile.multicoloured") : terrainName(revealed.flag)));
     const legalCount = me !== null ? (this.you.legal[String(me)] || []).length : 0;
-    if (me !== null) facts.push(el("li", {}, `Fits at ${plural(legalCount, "cell")}`));
-    let whose = game.mode === "head-to-head" ? `${game.seats[seat].name}'s tile` : "The tile";
+    if (me !== null) facts.push(el("li", {}, t("tile.fits", { count: legalCount })));
+    let whose = game.mode === "head-to-head" ? t("tile.whose", { name: game.seats[seat].name }) : t("tile.the");
     const others = game.waiting.filter((s) => !this.you.seats.includes(s));
     if (me === null && others.length && !game.over) {
       // Nobody here places now: say who does.
-      const names = others.map((s) => game.seats[s].name).join(" and ");
-      whose = game.mode === "head-to-head" ? `${names} ${others.length > 1 ? "are" : "is"} placing their tile` : `${names} ${others.length > 1 ? "are" : "is"} placing this tile`;
+      const names = listOf(others.map((s) => game.seats[s].name));
+      whose = t(game.mode === "head-to-head" ? "tile.placing_their" : "tile.placing_this", { names, count: others.length });
     }
     const buttons = el("div", { class: "rotate" },
-      el("button", { type: "button", title: "Rotate anticlockwise (Shift+R)", "aria-label": "rotate anticlockwise", onclick: () => this.rotateBy(-1) }, "⟲"),
-      el("span", { class: "rot-no" }, `rotation ${k}`),
-      el("button", { type: "button", id: "rotate-button", title: "Rotate clockwise (R or the mouse wheel)", "aria-label": "rotate clockwise", onclick: () => this.rotateBy(1) }, "⟳"),
-      this.canHint() ? el("button", { type: "button", class: "small secondary", id: "hint-button", title: "Ask the computer for a placement", disabled: !!this.hintBusy, "aria-busy": String(!!this.hintBusy), onclick: () => this.askHint() }, this.hintBusy ? "Thinking…" : "Hint") : null,
+      el("button", { type: "button", title: t("tile.rotate_left_title"), "aria-label": t("tile.rotate_left"), onclick: () => this.rotateBy(-1) }, "⟲"),
+      el("span", { class: "rot-no" }, t("tile.rotation", { n: k })),
+      el("button", { type: "button", id: "rotate-button", title: t("tile.rotate_right_title"), "aria-label": t("tile.rotate_right"), onclick: () => this.rotateBy(1) }, "⟳"),
+      this.canHint() ? el("button", { type: "button", class: "small secondary", id: "hint-button", title: t("hint.title"), disabled: !!this.hintBusy, "aria-busy": String(!!this.hintBusy), onclick: () => this.askHint() }, this.hintBusy ? t("hint.thinking") : t("hint.button")) : null,
     );
-    const keys = el("p", { class: "note keys" }, "R or wheel: turn · N/P: next cell · Enter: place · L: letters");
+    const keys = el("p", { class: "note keys" }, t("tile.keys"));
     const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;
     put(card, el("h3", { id: "tile-whose" }, whose), el("div", { class: "tile-row" }, icon, el("ul", { class: "facts" }, facts)),
       me !== null ? buttons : null, hint, me !== null ? keys : null);
@@ -124,27 +136,28 @@ export const cardMethods = {
     else {
       const delta = result.score[1] - result.score[0];
       body.push(el("p", { class: `score-delta${delta > 0 ? " up" : delta < 0 ? " down" : ""}` },
-        `Score ${result.score[0]} → ${result.score[1]} (${delta >= 0 ? "+" : ""}${delta})`));
-      for (const t of result.completes) body.push(el("p", { class: "done" }, `✓ completes ${t.name} ${t.value}`));
-      for (const t of result.fails) body.push(el("p", { class: "failed" }, `✗ fails ${t.name} ${t.value}`));
-      for (const t of result.tasks) {
-        const before = t.before && t.before.join("|") !== t.sizes.join("|") ? t.before.join("|") + " → " : "";
-        const open = t.open_edges.join("|");
-        body.push(el("p", {}, `${t.new ? "new task" : "task"} ${t.label}: ${before}${t.sizes.join("|")} of ${t.value} tiles, ${open} open edge${open === "1" ? "" : "s"}`));
+        t("preview.score", { a: result.score[0], b: result.score[1], delta: `${delta >= 0 ? "+" : ""}${delta}` })));
+      for (const task of result.completes) body.push(el("p", { class: "done" }, t("preview.completes", { task: `${taskName(task.name)} ${task.value}` })));
+      for (const task of result.fails) body.push(el("p", { class: "failed" }, t("preview.fails", { task: `${taskName(task.name)} ${task.value}` })));
+      for (const task of result.tasks) {
+        const before = task.before && task.before.join("|") !== task.sizes.join("|") ? task.before.join("|") + " → " : "";
+        const open = task.open_edges.join("|");
+        const edges = t("count.open_edges", { count: open === "1" ? 1 : 2 }).replace(/^\d+/, open);
+        body.push(el("p", {}, t(task.new ? "preview.new_task" : "preview.task", { label: task.label, sizes: before + task.sizes.join("|"), n: task.value, edges })));
       }
       const groups = result.groups.filter((g) => "FGVRTX".includes(g.letter));
       if (groups.length) {
         body.push(el("ul", { class: "groups" }, groups.map((g) =>
-          el("li", {}, el("span", { class: `swatch t-${g.letter}` }), `${g.name}: ${plural(g.size, "tile")}${g.closed ? ", closed" : `, ${g.open_edges} open`}`))));
+          el("li", {}, el("span", { class: `swatch t-${g.letter}` }), t(g.closed ? "preview.group_closed" : "preview.group_open", { name: terrainName(g.letter), tiles: t("count.tiles", { count: g.size }), n: g.open_edges })))));
       }
-      for (const [label, a, b] of result.score_changes) body.push(el("p", { class: "note" }, `${label}: ${a} → ${b}`));
+      for (const [label, a, b] of result.score_changes) body.push(el("p", { class: "note" }, `${server(label)}: ${a} → ${b}`));
     }
     const place = this.selected
       ? el("div", { class: "actions" },
-        el("button", { type: "button", id: "place-button", onclick: () => this.commit() }, "Place tile ⏎"),
-        el("button", { type: "button", class: "secondary", onclick: () => { this.selected = null; this.render(); } }, "Cancel"))
-      : el("p", { class: "note" }, `${tapWord() === "tap" ? "Tap" : "Click"} to choose this cell; ${tapWord()} again to place.`);
-    put(card, el("h3", {}, `At ${target.q},${target.r}, rotation ${k}`), ...body, place);
+        el("button", { type: "button", id: "place-button", onclick: () => this.commit() }, t("preview.place")),
+        el("button", { type: "button", class: "secondary", onclick: () => { this.selected = null; this.render(); } }, t("preview.cancel")))
+      : el("p", { class: "note" }, t(`preview.choose.${tapWord()}`));
+    put(card, el("h3", { id: "preview-title" }, t(this.selected ? "preview.title_selected" : "preview.title", { turn: turnWords(k) })), ...body, place);
   },
 
   renderTasks() {
@@ -160,19 +173,19 @@ export const cardMethods = {
     const open = area.tasks.filter((t) => t.status === "open");
     const done = area.tasks.filter((t) => t.status === "completed");
     const failed = area.tasks.filter((t) => t.status === "failed");
-    const item = (t) => el("li", {
-      class: `task ${t.status}`, tabindex: "0", title: "Show on the board",
-      onclick: () => this.showTask(index, t), onkeydown: (e) => { if (e.key === "Enter") this.showTask(index, t); },
+    const item = (task) => el("li", {
+      class: `task ${task.status}`, tabindex: "0", title: t("tasks.show"),
+      onclick: () => this.showTask(index, task), onkeydown: (e) => { if (e.key === "Enter") this.showTask(index, task); },
     },
-    el("span", { class: "marker", html: `<svg viewBox="-18 -18 36 36" width="34" height="34">${taskMarker({ ...t, sizes: null })}</svg>` }),
-    el("span", {}, el("b", {}, describeTask(t)), el("br"), t.status === "open" ? progressText(t) : t.status));
+    el("span", { class: "marker", html: `<svg viewBox="-18 -18 36 36" width="34" height="34">${taskMarker({ ...task, sizes: null })}</svg>` }),
+    el("span", {}, el("b", {}, describeTask(task)), el("br"), task.status === "open" ? progressText(task) : t(`tasks.${task.status}`)));
     const whose = game.areas.length > 1 ? ` · ${game.seats[index].name}` : "";
     put(card,
-      el("h3", {}, `${game.over ? "Open" : "Active"} tasks (${open.length})${whose}`),
-      open.length ? el("ul", { class: "tasks" }, open.map(item)) : el("p", { class: "note" }, "None right now."),
+      el("h3", {}, t(game.over ? "tasks.open_title" : "tasks.active_title", { n: open.length }) + whose),
+      open.length ? el("ul", { class: "tasks" }, open.map(item)) : el("p", { class: "note" }, t("tasks.none")),
       done.length || failed.length
-        ? el("details", { class: "finished-tasks" }, el("summary", {}, `${done.length} completed · ${failed.length} failed`), el("ul", { class: "tasks" }, [...done, ...failed].map(item)))
-        : el("p", { class: "note" }, "0 completed · 0 failed"),
+        ? el("details", { class: "finished-tasks" }, el("summary", {}, t("tasks.summary", { done: done.length, failed: failed.length })), el("ul", { class: "tasks" }, [...done, ...failed].map(item)))
+        : el("p", { class: "note" }, t("tasks.summary", { done: 0, failed: 0 })),
     );
   },
 
@@ -193,32 +206,31 @@ export const cardMethods = {
     if (game.phase === "draft") {
       game.seats.forEach((s, i) => {
         const taken = (game.owned || [])[i] || [];
-        rows.push(el("p", {}, el("b", {}, s.name), `: ${plural(taken.length, "tile")} taken (${plural(taken.filter((t) => t.task_type).length, "task tile")}), and 2 multicoloured flag tiles`));
+        rows.push(el("p", {}, el("b", {}, s.name), `: ${t("score.draft_row", { tiles: t("count.tiles", { count: taken.length }), tasks: t("count.task_tiles", { count: taken.filter((x) => x.task_type).length }) })}`));
       });
     } else if (game.mode === "head-to-head") {
       game.seats.forEach((s, i) => {
         const [tasks, lands] = left[i] || [0, 0];
-        rows.push(el("p", {}, el("b", {}, `${s.name}: ${plural(game.scores[i].total, "point")}`), el("br"), `${lands} landscape, ${plural(tasks, "task tile")} left`));
+        rows.push(el("p", {}, el("b", {}, t("score.points_of", { name: s.name, points: t("count.points", { count: game.scores[i].total }) })), el("br"), t("score.left", { lands, tasks: t("count.task_tiles", { count: tasks }) })));
       });
     } else {
       const [tasks, lands] = left[0] || [0, 0];
-      if (game.mode === "duel") game.seats.forEach((s, i) => rows.push(el("p", {}, el("b", {}, `${s.name}: ${plural(game.scores[i].total, "point")}`))));
+      if (game.mode === "duel") game.seats.forEach((s, i) => rows.push(el("p", {}, el("b", {}, t("score.points_of", { name: s.name, points: t("count.points", { count: game.scores[i].total }) })))));
       else {
         const total = el("b", { id: "score-total" }, String(game.scores[0].total));
-        rows.push(game.over
-          ? el("p", { class: "big" }, "Final score: ", total, game.scores[0].total === 1 ? " point" : " points")
-          : el("p", { class: "big" }, total, " points if the game ended now"));
+        const count = game.scores[0].total;
+        rows.push(el("p", { class: "big" }, around(t(game.over ? "score.final" : "score.if_ended", { count }), "total", total)));
       }
-      if (!game.over) rows.push(el("p", { id: "tiles-left" }, `Tiles left: ${lands} landscape, ${tasks} task`));
+      if (!game.over) rows.push(el("p", { id: "tiles-left" }, t("score.tiles_left", { lands, tasks })));
     }
     const area = game.areas[this.focus] || game.areas[0];
     if (game.phase !== "draft") {
-      const extra = [`longest river ${area.longest_river}`];
-      if (game.mode !== "head-to-head") extra.push(`longest track ${area.longest_track}`);
-      else extra.push(`${plural(area.mountains, "mountain")}, ${plural(area.lakes, "lake")}`);
+      const extra = [t("score.longest_river", { n: area.longest_river })];
+      if (game.mode !== "head-to-head") extra.push(t("score.longest_track", { n: area.longest_track }));
+      else extra.push(`${t("count.mountains", { count: area.mountains })}, ${t("count.lakes", { count: area.lakes })}`);
       rows.push(el("p", { class: "note", id: "score-extra" }, extra.join(" · ")));
     }
-    put(card, el("h3", {}, "Score"), ...rows, el("button", { type: "button", class: "small secondary", id: "score-pad-button", onclick: () => this.showPad() }, "Score pad"));
+    put(card, el("h3", {}, t("score.title")), ...rows, el("button", { type: "button", class: "small secondary", id: "score-pad-button", onclick: () => this.showPad() }, t("pad.button")));
   },
 
   /** Whether `part` must be drawn again: its inputs (`key`) changed since it was last drawn. */
@@ -241,29 +253,29 @@ export const cardMethods = {
     for (const seat of game.seats) {
       if (seat.kind !== "online") continue;
       const code = (mine.invites || {})[String(seat.index)];
-      if (seat.claimed) parts.push(el("p", {}, `${seat.name} has joined.`));
+      if (seat.claimed) parts.push(el("p", {}, t("share.joined", { name: seat.name })));
       else if (code) {
         inviting = true;
         const link = `${origin}/join/${this.id}/${code}`;
-        parts.push(el("div", { class: "link-row" }, el("label", { for: `invite-link-${seat.index}` }, `Invite for seat ${seat.index + 1}:`),
+        parts.push(el("div", { class: "link-row" }, el("label", { for: `invite-link-${seat.index}` }, t("share.invite_for", { n: seat.index + 1 })),
           el("input", { class: "invite-link", id: `invite-link-${seat.index}`, readonly: true, value: link, onfocus: (e) => e.target.select() }), copyButton(link)));
-      } else parts.push(el("p", { class: "note" }, `Seat ${seat.index + 1} waits for an invited player.`));
+      } else parts.push(el("p", { class: "note" }, t("share.waits", { n: seat.index + 1 })));
     }
     const watch = `${origin}/game/${this.id}`;
-    parts.push(el("div", { class: "link-row" }, el("label", { for: "watch-link" }, "Watch:"),
+    parts.push(el("div", { class: "link-row" }, el("label", { for: "watch-link" }, t("share.watch")),
       el("input", { class: "watch-link", id: "watch-link", readonly: true, value: watch, onfocus: (e) => e.target.select() }), copyButton(watch)));
     const tokens = tokensOf(this.id);
     if (tokens.length) {
       const own = `${watch}#t=${tokens.join(",")}`;
-      parts.push(el("details", {}, el("summary", {}, "Play on another device"),
-        el("p", { class: "note" }, "This link carries your seat: keep it to yourself."),
-        el("div", { class: "link-row" }, el("input", { id: "device-link", "aria-label": "link to play on another device", readonly: true, value: own, onfocus: (e) => e.target.select() }), copyButton(own))));
+      parts.push(el("details", {}, el("summary", {}, t("share.device")),
+        el("p", { class: "note" }, t("share.device_note")),
+        el("div", { class: "link-row" }, el("input", { id: "device-link", "aria-label": t("share.device_label"), readonly: true, value: own, onfocus: (e) => e.target.select() }), copyButton(own))));
     }
     // While an invitation waits to be sent, it comes right under the turn.
     this.cards.turn.style.order = "-2";
     card.style.order = inviting ? "-1" : "";
     card.classList.toggle("inviting", inviting);
-    put(card, el("h3", {}, inviting ? "Invite your opponent" : "Share"), inviting ? el("p", { class: "note" }, "Send this link to the person who plays the other seat:") : null, ...parts);
+    put(card, el("h3", {}, t(inviting ? "share.invite_title" : "share.title")), inviting ? el("p", { class: "note" }, t("share.invite_note")) : null, ...parts);
     if (inviting && !this.invitationShown && media(NARROW)) {
       // On a phone the links live in a sheet: open it once, so the invitation is not missed.
       this.invitationShown = true;
@@ -277,8 +289,8 @@ export const cardMethods = {
     const last = game.log[game.log.length - 1];
     if (!this.changed("log", JSON.stringify([game.log.length, last, game.seats.map((s) => s.name)]))) return;
     // It scrolls: a keyboard reaches it (tabindex) to scroll it.
-    const list = el("ol", { class: "log", tabindex: "0", "aria-label": "log" }, game.log.map((entry) => {
-      let who = null, text = entry.text;
+    const list = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") }, game.log.map((entry) => {
+      let who = null, text = server(entry.text);
       const seat = entry.seat;
       if (seat !== null && seat !== undefined && game.seats[seat]) {
         // Whose line this is: the seat's name in its colour (the text may already start with it).
@@ -289,7 +301,7 @@ export const cardMethods = {
       }
       return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), who, text);
     }));
-    put(card, el("h3", {}, "Log"), list);
+    put(card, el("h3", {}, t("log.title")), list);
     list.scrollTop = list.scrollHeight;
   },
 
@@ -297,30 +309,30 @@ export const cardMethods = {
     if (!this.changed("legend", this.game.mode)) return;
     const letters = this.game.mode === "head-to-head" ? "FGVMRLPX" : "FGVMRT";
     put(this.legend, ...[...letters].map((l) =>
-      el("span", { class: "legend-item" }, el("span", { class: `swatch t-${l}` }), `${l} ${TERRAIN[l].name}`)));
+      el("span", { class: "legend-item" }, el("span", { class: `swatch t-${l}` }), `${l} ${terrainName(l)}`)));
   },
 
   showPad() {
     const game = this.game;
     if (!game) return;
-    const heads = game.mode === "coop" ? ["", "points"] : ["", ...game.seats.map((s) => s.name)];
+    const heads = game.mode === "coop" ? ["", t("pad.points")] : ["", ...game.seats.map((s) => s.name)];
     const rows = game.scores[0].rows.map((row, i) =>
-      el("tr", { class: row[2] }, el("th", { scope: "row" }, row[0]), game.scores.map((pad) => el("td", {}, String(pad.rows[i][1])))));
+      el("tr", { class: row[2] }, el("th", { scope: "row" }, server(row[0])), game.scores.map((pad) => el("td", {}, String(pad.rows[i][1])))));
     let verdict = "";
     if (game.over && game.mode !== "coop") {
-      verdict = game.winner === null || game.winner === undefined ? "A shared victory" : `${game.seats[game.winner].name} wins`;
+      verdict = game.winner === null || game.winner === undefined ? t("pad.shared") : t("pad.wins", { name: game.seats[game.winner].name });
     }
     const actions = el("div", { class: "actions" },
-      game.over ? el("a", { class: "button", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, "Download record") : null,
-      game.over ? el("a", { class: "button secondary", href: `/replay/${this.id}` }, "Replay") : null,
-      game.over && game.mode === "coop" && !game.practice ? el("a", { class: "button secondary", href: `/campaigns?game=${this.id}` }, "Record in a campaign") : null,
-      el("a", { class: "button secondary", href: "/" }, "New game"),
-      el("button", { type: "button", class: "secondary", id: "pad-close", onclick: () => this.closePad() }, "Show the board"),
+      game.over ? el("a", { class: "button", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")) : null,
+      game.over ? el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")) : null,
+      game.over && game.mode === "coop" && !game.practice ? el("a", { class: "button secondary", href: `/campaigns?game=${this.id}` }, t("pad.campaign")) : null,
+      el("a", { class: "button secondary", href: "/" }, t("pad.new_game")),
+      el("button", { type: "button", class: "secondary", id: "pad-close", onclick: () => this.closePad() }, t("pad.close")),
     );
     const opening = this.modal.classList.contains("hidden");
     if (opening) this.padOpener = document.activeElement;
     const box = el("div", { class: "modal-box score-pad", id: "score-pad", tabindex: "-1" },
-      el("h2", { id: "score-pad-title" }, game.over ? "Final score" : "Score pad so far"),
+      el("h2", { id: "score-pad-title" }, t(game.over ? "pad.final" : "pad.so_far")),
       verdict ? el("p", { class: "verdict" }, verdict) : null,
       el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => i === 0 ? el("td", {}) : el("th", { scope: "col" },
         game.mode !== "coop" ? el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i - 1]}` }) : null, h)))), el("tbody", {}, rows)),

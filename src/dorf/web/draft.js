@@ -1,7 +1,8 @@
 // The Head to Head draft: the open pool tile by tile, what each player holds; a click takes a
 // tile, a first tap shows it large. Methods of the game page (game.js).
 import { tileIcon, SEAT_COLORS } from "./hex.js";
-import { el, put, plural, media, tapWord } from "./util.js";
+import { el, put, media, tapWord, listOf, taskName } from "./util.js";
+import { t as say } from "./i18n.js";
 
 export const draftMethods = {
   renderDraft() {
@@ -11,7 +12,7 @@ export const draftMethods = {
     const hinted = this.hint && this.hint.pick !== undefined ? this.hint.pick : null;
     const tile = (t, clickable) => {
       const task = t.task_type ? { type: t.task_type, label: (t.task_type[0] === "r" ? "R" : t.task_type[0].toUpperCase()) + (t.value ?? ""), status: "open", value: t.value, name: t.task_type } : null;
-      const title = `tile ${t.id ?? ""} ${t.face}${t.task_type ? ` ${t.task_type} task ${t.value}` : ""}${t.flag ? " flag" : ""}`;
+      const title = [say("draft.tile", { id: t.id ?? "", face: t.face }), t.task_type ? say("draft.tile_task", { task: taskName(t.task_type), n: t.value }) : null, t.flag ? say("draft.tile_flag") : null].filter(Boolean).join(" ");
       const chosen = clickable && this.draftChoice === t.id;
       const node = el(clickable ? "button" : "div", {
         class: `pool-tile${t.task_type ? " task" : ""}${chosen ? " chosen" : ""}${hinted === t.id ? " hinted" : ""}`,
@@ -23,26 +24,26 @@ export const draftMethods = {
     };
     // What each player holds: the tiles taken so far and the two multicoloured flag tiles dealt to them.
     const owned = (game.owned || []).map((list, i) => el("div", { class: "owned" },
-      el("h3", { class: "owned-title" }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), `${game.seats[i].name}: ${plural(list.length, "tile")} taken`),
+      el("h3", { class: "owned-title" }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }), say("draft.taken", { name: game.seats[i].name, tiles: say("count.tiles", { count: list.length }) })),
       el("div", { class: "pool small" }, list.map((t) => tile(t, false)),
         ((game.flags || [])[i] || []).map((t) => {
           const node = tile({ ...t, id: "⚑" }, false);
           node.classList.add("flag-tile");
           return node;
         }))));
-    const head = me !== null ? `Your pick: ${tapWord()} a tile to take it` : `Waiting for ${game.waiting.map((s) => game.seats[s].name).join(", ")} to pick`;
+    const head = me !== null ? say(`draft.pick.${tapWord()}`) : say("draft.waiting", { names: listOf(game.waiting.map((s) => game.seats[s].name)) });
     const chosen = pool.find((t) => t.id === this.draftChoice);
     const detail = chosen && me !== null
       ? el("div", { class: "pick-detail", id: "pick-detail" },
         el("span", { html: tileIcon(chosen.face, chosen.areas, { task: chosen.task_type ? { type: chosen.task_type, label: chosen.task_type[0].toUpperCase() + (chosen.value ?? ""), status: "open" } : null, flag: chosen.flag }, 120) }),
-        el("div", {}, el("p", {}, `Tile ${chosen.id}${chosen.task_type ? `: ${chosen.task_type} task ${chosen.value ?? ""}` : ""}`),
-          el("button", { type: "button", id: "take-button", onclick: () => this.pick(chosen.id) }, "Take this tile")))
+        el("div", {}, el("p", {}, chosen.task_type ? say("draft.detail_task", { id: chosen.id, task: taskName(chosen.task_type), n: chosen.value ?? "" }) : say("draft.detail", { id: chosen.id })),
+          el("button", { type: "button", id: "take-button", onclick: () => this.pick(chosen.id) }, say("draft.take"))))
       : null;
     const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;
     put(this.draftHost,
-      el("h2", {}, `The draft · ${plural(pool.length, "tile")} open`),
+      el("h2", {}, say("draft.title", { tiles: say("count.tiles", { count: pool.length }) })),
       el("p", { class: `turn-line${me !== null ? " mine" : ""}` }, head,
-        me !== null ? el("button", { type: "button", class: "small secondary", id: "hint-button", onclick: () => this.askHint() }, "Hint") : null),
+        me !== null ? el("button", { type: "button", class: "small secondary", id: "hint-button", onclick: () => this.askHint() }, say("hint.button")) : null),
       hint, detail,
       el("div", { class: "pool", id: "draft-pool" }, pool.map((t) => tile(t, me !== null))),
       el("div", { class: "owned-row" }, owned),

@@ -7,7 +7,8 @@ import { draftMethods } from "./draft.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
 import { patch } from "./patch.js";
 import { phoneMethods } from "./phone.js";
-import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, plural, media, tapWord, WIDE } from "./util.js";
+import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, media, tapWord, WIDE, modeName } from "./util.js";
+import { server, serverError, t } from "./i18n.js";
 
 export function gamePage(root, id) {
   // Tokens handed over in the address (#t=TOKEN,TOKEN): keep them, then clear the address.
@@ -66,9 +67,9 @@ class GameController {
     this.draftHost = el("div", { class: "draft-host hidden" });
     this.legend = el("div", { class: "legend" });
     this.wrap = el("section", { class: "board-wrap" }, this.tabs, this.panes, this.draftHost, this.legend);
-    this.panel = el("aside", { class: "panel", id: "panel", "aria-label": "game details" });
+    this.panel = el("aside", { class: "panel", id: "panel", "aria-label": t("game.panel_label") });
     this.panel.appendChild(el("button", {
-      type: "button", class: "sheet-close secondary", "aria-label": "close", onclick: () => this.closeSheet(),
+      type: "button", class: "sheet-close secondary", "aria-label": t("game.close"), onclick: () => this.closeSheet(),
     }, "✕"));
     this.cards = {};
     for (const name of ["turn", "tile", "preview", "tasks", "score", "share", "log"]) {
@@ -81,7 +82,7 @@ class GameController {
     this.bar = this.buildBar();
     this.page = el("div", { class: "game" }, this.wrap, this.panel);
     // The page's heading, for assistive technology: the panel's title is out of sight on a phone.
-    this.heading = el("h1", { class: "sr-only", id: "game-heading" }, "A game of dorf");
+    this.heading = el("h1", { class: "sr-only", id: "game-heading" }, t("game.heading"));
     root.append(this.heading, this.page, this.backdrop, this.bar, this.modal);
     this.status = document.getElementById("status");
     window.matchMedia?.(WIDE).addEventListener?.("change", () => this.game && this.render());
@@ -100,17 +101,18 @@ class GameController {
       const host = el("div", { class: "board-host" });
       const tool = (label, title, fn, extra = {}) =>
         el("button", { class: "tool", type: "button", title, "aria-label": title, onclick: fn, ...extra }, label);
-      const letters = tool("Aa", "Show edge letters (L)", () => this.toggleLetters(), { "aria-pressed": String(this.letters), class: "tool letters-tool" });
+      const letters = tool("Aa", t("board.letters"), () => this.toggleLetters(), { "aria-pressed": String(this.letters), class: "tool letters-tool" });
       const board = new Board(host, {
-        label: count > 1 ? `${this.game.seats[i].name}'s play area` : "play area",
+        label: count > 1 ? t("board.area_of", { name: this.game.seats[i].name }) : t("board.area"),
         onHover: (q, r, e) => this.onHover(i, q, r, e),
-        onClick: (q, r, e) => this.onClick(i, q, r, e),
+        onClick: (q, r, e, how) => this.onClick(i, q, r, e, how),
         onRotate: (dir) => this.rotateBy(dir),
+        onSmall: () => this.game && this.renderBar(),
       });
       host.appendChild(el("div", { class: "board-tools" },
-        tool("+", "Zoom in (+)", () => board.zoomAt(1.25)),
-        tool("−", "Zoom out (-)", () => board.zoomAt(0.8)),
-        tool("⤢", "Fit the area (F)", () => board.fit()),
+        tool("+", t("board.zoom_in"), () => board.zoomAt(1.25)),
+        tool("−", t("board.zoom_out"), () => board.zoomAt(0.8)),
+        tool("⤢", t("board.fit"), () => board.fit()),
         letters));
       const pane = el("div", { class: "area-pane", "data-area": String(i) }, count > 1 ? head : null, host);
       pane.addEventListener("pointerdown", () => {
@@ -135,20 +137,20 @@ class GameController {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(this.id)}`);
     this.ws = ws;
-    this.setStatus("connecting…", "wait");
+    this.setStatus(t("status.connecting"), "wait");
     ws.onopen = () => {
       this.retry = 0;
       this.waits = [];
       this.made = 0;
       this.saved = 0;
-      this.setStatus("connected", "ok");
+      this.setStatus(t("status.connected"), "ok");
       ws.send(JSON.stringify({ type: "hello", tokens: tokensOf(this.id) }));
     };
     ws.onmessage = (event) => this.onMessage(JSON.parse(event.data));
     ws.onclose = (event) => {
       if (event.code === 4404 || this.gone) {
         this.gone = true;
-        if (!this.brokenReason) this.setStatus("no such game", "bad");
+        if (!this.brokenReason) this.setStatus(t("status.no_game"), "bad");
         return;
       }
       this.busy = false;
@@ -156,7 +158,7 @@ class GameController {
       const cap = document.visibilityState === "visible" ? 2000 : 10000;
       const wait = Math.min(cap, 250 * 2 ** this.retry++);
       this.waits = [...(this.waits || []), wait];
-      this.setStatus(`reconnecting in ${wait / 1000} s…`, "bad");
+      this.setStatus(t("status.reconnecting", { n: wait / 1000 }), "bad");
       if (this.status) {
         this.status.dataset.retries = String(this.retry);
         this.status.dataset.waits = JSON.stringify(this.waits);
@@ -167,7 +169,7 @@ class GameController {
 
   send(message) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-      toast("Not connected: reconnecting…");
+      toast(t("game.not_connected"));
       return null;
     }
     message.id = this.nextId++;
@@ -189,21 +191,22 @@ class GameController {
     else if (msg.type === "preview") this.onPreview(msg);
     else if (msg.type === "ok") {
       this.busy = false;
-      if (msg.undone) toast(`Took back ${plural(msg.undone, "placement")}`, "info");
+      if (msg.undone) toast(t("game.undone", { count: msg.undone }), "info");
       this.onMade(msg.version);
     } else if (msg.type === "error" && this.previewIds.delete(msg.id)) {
       this.previewAsked.delete(msg.id);
       return; // a preview the game has outrun: nothing to tell
     } else if (msg.type === "error") {
       this.busy = false;
+      const message = serverError(msg.code, msg.message);
       if (msg.code === "no-game" || msg.code === "broken") {
         this.gone = true;
         if (msg.code === "broken") this.showBroken(msg.message);
-        else put(this.cards.turn, el("h2", {}, "No such game"), el("p", {}, msg.message), el("a", { href: "/" }, "Start a new game"));
+        else put(this.cards.turn, el("h2", {}, t("game.no_game")), el("p", {}, message), el("a", { href: "/" }, t("game.new_game_link")));
         return;
       }
-      if (msg.code === "bad-token") this.tokenProblem = msg.message;
-      toast(msg.message);
+      if (msg.code === "bad-token") this.tokenProblem = message;
+      toast(message);
       this.renderTurn();
       this.renderBar();
     }
@@ -212,16 +215,16 @@ class GameController {
   /** A game the server could not load: say so and why; nothing can be played. */
   showBroken(reason) {
     this.brokenReason = reason;
-    this.setStatus("broken game", "bad");
+    this.setStatus(t("status.broken"), "bad");
     document.body.dataset.broken = "1";
     put(this.cards.turn,
-      el("h2", {}, "This game is broken"),
-      el("p", { class: "note bad", id: "broken-reason" }, reason || "It could not be loaded."),
-      el("p", { class: "note" }, "Nothing can be played in it."),
-      el("a", { class: "button", href: "/" }, "Start a new game"));
-    for (const board of this.boards) board.setBanner(`Broken: ${reason}`);
+      el("h2", {}, t("game.broken.title")),
+      el("p", { class: "note bad", id: "broken-reason" }, server(reason) || t("game.broken.unknown")),
+      el("p", { class: "note" }, t("game.broken.nothing")),
+      el("a", { class: "button", href: "/" }, t("game.new_game_link")));
+    for (const board of this.boards) board.setBanner(t("game.broken.banner", { reason: server(reason) }));
     for (const name of ["tile", "preview", "tasks", "score"]) this.cards[name].classList.add("hidden");
-    this.barText.textContent = "This game is broken";
+    this.barText.textContent = t("game.broken.title");
     this.barTile.classList.add("hidden");
     for (const button of this.bar.querySelectorAll("button:not(#bar-more)")) button.disabled = true;
   }
@@ -253,7 +256,7 @@ class GameController {
     clearTimeout(this.savingTimer);
     // Only a slow write is worth a word (it takes milliseconds when the database is free).
     this.savingTimer = setTimeout(() => {
-      if ((this.saved || 0) < this.made) this.setStatus("saving…", "wait");
+      if ((this.saved || 0) < this.made) this.setStatus(t("status.saving"), "wait");
     }, 500);
   }
 
@@ -262,7 +265,7 @@ class GameController {
     if (this.saved < (this.made || 0)) return;
     document.body.dataset.saved = "1";
     clearTimeout(this.savingTimer);
-    if (this.status && this.status.textContent === "saving…") this.setStatus("connected", "ok");
+    if (this.status && this.status.textContent === t("status.saving")) this.setStatus(t("status.connected"), "ok");
   }
 
   onState(msg) {
@@ -272,12 +275,12 @@ class GameController {
     const game = this.game;
     if (game.broken) {
       // A game the server could not load: no areas, nothing to play; only why.
-      document.title = `Broken game · dorf`;
+      document.title = t("game.broken.doc_title");
       this.render();
       return;
     }
     if (!before) {
-      document.title = `${game.mode_name} · dorf`;
+      document.title = `${modeName(game.mode)} · dorf`;
       const names = game.seats.map((s) => s.name);
       if (tokensOf(this.id).length) rememberGame(this.id, { mode: game.mode, names });
       this.focus = this.you.seats.length ? this.areaOf(this.you.seats[0]) : 0;
@@ -304,7 +307,7 @@ class GameController {
       this.selected = null;
     }
     if (game.over) rememberGame(this.id, { over: true });
-    this.heading.textContent = game.mode_name;
+    this.heading.textContent = modeName(game.mode);
     document.body.dataset.version = String(game.version);
     document.body.dataset.over = game.over ? "1" : "0";
     document.body.dataset.mine = me !== null ? "1" : "0";
@@ -454,9 +457,9 @@ class GameController {
     const placing = game.waiting.includes(i) && !game.over;
     put(this.paneHeads[i],
       el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }),
-      el("b", {}, seat.name), mine ? el("small", {}, " (you)") : null,
-      el("span", { class: "head-score" }, plural(game.scores[i].total, "point")),
-      placing ? el("span", { class: "head-wait" }, mine ? "your move" : game.phase === "draft" ? "picking…" : "placing…") : null);
+      el("b", {}, seat.name), mine ? el("small", {}, " " + t("game.you", { name: "" }).trim()) : null,
+      el("span", { class: "head-score" }, t("count.points", { count: game.scores[i].total })),
+      placing ? el("span", { class: "head-wait" }, t(mine ? "game.head.yours" : game.phase === "draft" ? "game.head.picking" : "game.head.placing")) : null);
   }
 
   renderTabs() {
@@ -473,10 +476,10 @@ class GameController {
         class: `tab${this.focus === i ? " active" : ""}${game.waiting.includes(i) ? " waiting" : ""}`,
         role: "tab", "aria-selected": String(this.focus === i), type: "button", "data-area": String(i),
         onclick: () => { this.focus = i; this.userFocus = true; this.selected = null; this.render(); },
-        title: `${seat.name}${mine ? " (you)" : ""}: ${game.scores[i].total} points`,
+        title: t("game.tab_title", { name: mine ? t("game.you", { name: seat.name }) : seat.name, points: t("count.points", { count: game.scores[i].total }) }),
       }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }),
       // The name gives way on a narrow screen; the score never does.
-      el("span", { class: "tab-name" }, `${seat.name}${mine ? " (you)" : ""}`),
+      el("span", { class: "tab-name" }, mine ? t("game.you", { name: seat.name }) : seat.name),
       el("span", { class: "tab-score" }, `\u00a0· ${game.scores[i].total}`));
     }));
   }
@@ -487,14 +490,13 @@ class GameController {
     const me = this.actSeat();
     this.boards.forEach((board, i) => {
       let text = "", mine = false;
-      if (game.broken) text = `Broken: ${game.broken}`;
-      else if (game.over) text = "Game over";
+      if (game.broken) text = t("game.broken.banner", { reason: server(game.broken) });
+      else if (game.over) text = t("banner.over");
       else if (me !== null && this.areaOf(me) === i) {
         mine = true;
-        const who = this.you.seats.length > 1 ? `${game.seats[me].name}: your` : "Your";
-        text = `${who} turn — ${tapWord()} a highlighted cell, then ${tapWord()} it again to place`;
+        text = this.you.seats.length > 1 ? t(`banner.turn_of.${tapWord()}`, { name: game.seats[me].name }) : t(`banner.turn.${tapWord()}`);
       } else if (game.mode !== "coop" && game.waiting.includes(i) && !this.you.seats.includes(i)) {
-        text = `${game.seats[i].name} is placing ${game.mode === "duel" ? "this" : "their"} tile`;
+        text = t(game.mode === "duel" ? "banner.placing_this" : "banner.placing_their", { name: game.seats[i].name });
       }
       board.setBanner(text, mine);
     });
@@ -538,7 +540,8 @@ class GameController {
     this.renderBar();
   }
 
-  onClick(area, q, r) {
+  /** A click or tap on a cell; how.zoomed: the tap zoomed in to cells a finger can hit (it never places). */
+  onClick(area, q, r, e, how = {}) {
     if (!this.game) return;
     const board = this.boards[area];
     const me = this.actSeat();
@@ -558,7 +561,7 @@ class GameController {
     }
     board.hideTip();
     if (this.selected && this.selected.q === q && this.selected.r === r) {
-      this.commit();
+      if (!how.zoomed) this.commit();
       return;
     }
     const k = this.effRot(q, r);
@@ -656,7 +659,7 @@ class GameController {
       try {
         const answer = await api("POST", `/api/games/${encodeURIComponent(this.id)}/hint`, { token, seat: me });
         if (this.tileKey !== asked) {
-          this.hint = { error: true, text: "The game moved on while the coach was thinking: ask again." };
+          this.hint = { error: true, text: t("hint.moved_on") };
         } else {
           this.showHint(answer.hint);
         }
@@ -667,19 +670,19 @@ class GameController {
       }
     }
     const absent = error && (error.code === "404" || error.code === "405");
-    this.hint = { error: true, text: absent ? "Hints are not available on this server." : error ? error.message : "No hint: this screen holds no seat." };
+    this.hint = { error: true, text: absent ? t("hint.absent") : error ? error.message : t("hint.no_seat") };
   }
 
   showHint(hint) {
     if (!this.game || !hint) {
-      this.hint = { error: true, text: "The coach gave no hint: ask again." };
+      this.hint = { error: true, text: t("hint.none") };
       return;
     }
     // The reasons in words ("starts village 4"); where it goes is shown on the board, not in
     // grid coordinates and rotation numbers.
-    const words = (hint.reasons || []).join(", ");
-    const what = hint.pick !== undefined ? "take the chosen tile" : "the placement shown";
-    this.hint = { ...hint, words, text: `Coach: ${words || what}` };
+    const words = (hint.reasons || []).map((reason) => server(reason)).join(", ");
+    const what = t(hint.pick !== undefined ? "hint.take" : "hint.shown");
+    this.hint = { ...hint, words, text: t("hint.coach", { words: words || what }) };
     if (hint.pick !== undefined) this.draftChoice = hint.pick;
     else if (hint.at) {
       const [q, r] = hint.at;

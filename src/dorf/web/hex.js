@@ -7,6 +7,9 @@
 // board coordinates, so the patterns run on across tile borders and a territory spread over many
 // tiles reads as one landscape. Terrain is never colour alone: every terrain has its own pattern.
 
+import { t } from "./i18n.js";
+import { taskName } from "./util.js";
+
 export const S = 50;
 const SQ3 = Math.sqrt(3);
 const APOTHEM = (SQ3 / 2) * S;
@@ -69,6 +72,20 @@ function edgeCorners(d) {
   return [corner((4 + d) % 6), corner((5 + d) % 6)];
 }
 
+/** The neighbour across edge d (as dorf.rules.hexgrid.DIRECTIONS); it faces back with edge (d + 3) % 6. */
+export const DIRS = [[0, -1], [1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0]];
+
+/** Whether two facing edges join (the engine's contact_counts): the same terrain, or a flag edge and a territory. */
+export function edgesJoin(a, b) {
+  return a === b || (a === "X" && "FGV".includes(b)) || (b === "X" && "FGV".includes(a));
+}
+
+/** Edge d of the cell centred at (x0, y0), as a path's "M…L…". */
+export function edgePath(d, x0 = 0, y0 = 0) {
+  const [a, b] = edgeCorners(d);
+  return `M${pt(add(a, [x0, y0]))}L${pt(add(b, [x0, y0]))}`;
+}
+
 export function pixelToHex(x, y) {
   const q = ((2 / 3) * x) / S;
   const r = ((-1 / 3) * x + (SQ3 / 3) * y) / S;
@@ -104,9 +121,16 @@ export function defsSVG() {
     `<path d="M${x} ${y - 5.5 * s} L${x + 1.2 * s} ${y - 3 * s} L${x} ${y + 2.2 * s} Z" fill="#2f6a29"/>`;
   const round = (x, y) =>
     `<circle cx="${x}" cy="${y}" r="3.3" fill="#28592a"/><circle cx="${x - 1}" cy="${y - 1.1}" r="1.3" fill="#5a9a47"/>`;
-  const house = (x, y) =>
-    `<rect x="${x - 2.6}" y="${y - 0.5}" width="5.2" height="4" fill="#f5e6cf"/>` +
-    `<path d="M${x - 3.6} ${y} L${x} ${y - 3.6} L${x + 3.6} ${y} Z" fill="#8a2c1b"/>`;
+  // A house: its shadow, a lit wall and a shaded one, a door, a roof lit on one side.
+  const house = (x, y, s = 1) => {
+    const n = (v) => fmt(v);
+    return `<rect x="${n(x - 3.2 * s)}" y="${n(y + 3.1 * s)}" width="${n(7 * s)}" height="${n(1.2 * s)}" fill="#9c4329" opacity="0.7"/>` +
+      `<rect x="${n(x - 2.8 * s)}" y="${n(y - 0.4 * s)}" width="${n(5.6 * s)}" height="${n(3.9 * s)}" fill="#f7ead3"/>` +
+      `<rect x="${n(x + 0.7 * s)}" y="${n(y - 0.4 * s)}" width="${n(2.1 * s)}" height="${n(3.9 * s)}" fill="#dcc6a5"/>` +
+      `<rect x="${n(x - 1.7 * s)}" y="${n(y + 1.3 * s)}" width="${n(1.3 * s)}" height="${n(2.2 * s)}" fill="#6b3a22"/>` +
+      `<path d="M${n(x - 3.8 * s)} ${n(y)} L${n(x)} ${n(y - 3.9 * s)} L${n(x + 3.8 * s)} ${n(y)} Z" fill="#8a2c1b"/>` +
+      `<path d="M${n(x - 3.8 * s)} ${n(y)} L${n(x)} ${n(y - 3.9 * s)} L${n(x)} ${n(y)} Z" fill="#a8432a"/>`;
+  };
   const peak = (x, y, s) =>
     `<path d="M${x - 6 * s} ${y} L${x} ${y - 8 * s} L${x + 6 * s} ${y} Z" fill="#767269"/>` +
     `<path d="M${x} ${y - 8 * s} L${x + 6 * s} ${y} L${x + 1.5 * s} ${y} Z" fill="#5f5b53"/>` +
@@ -115,11 +139,15 @@ export function defsSVG() {
     "<defs>" +
     p("F", TERRAIN.F.color, conifer(4.5, 6) + round(12.5, 13.5) + conifer(13, 3.2, 0.8) + round(4, 15.5), 17, 19) +
     p("G", TERRAIN.G.color,
+      '<rect y="7.2" width="14" height="4.7" fill="#d8b23c"/>' +
       '<path d="M0 2.5 H14 M0 7.2 H14 M0 11.9 H14" stroke="#c99f2a" stroke-width="1.3"/>' +
       '<path d="M3 4.8 h2 M10 9.5 h2.2 M6 14.2 h2" stroke="#f6dd85" stroke-width="1"/>', 14, 14.1, 'patternTransform="rotate(-28)"') +
-    p("V", TERRAIN.V.color, house(5, 6) + house(14.5, 15) + '<path d="M0 11 H9 M17 3 h3" stroke="#b9583a" stroke-width="1"/>', 20, 20) +
+    p("V", TERRAIN.V.color,
+      '<path d="M0 11.5 H10 M15 4 h7" stroke="#b9583a" stroke-width="1"/><circle cx="18.5" cy="19.5" r="1.8" fill="#5f8a37"/>' +
+      house(5, 6) + house(16, 11, 0.85) + house(8, 17.5, 0.9), 22, 23) +
     p("M", TERRAIN.M.color, '<path d="M3 5 l1 -2 l1 2 M11 12 l1 -2 l1 2 M14 3 l0.8 -1.6 l0.8 1.6" stroke="#86b456" stroke-width="0.9" fill="none"/>', 18, 16) +
-    p("L", TERRAIN.L.color, '<path d="M1 5 q2.5 -2 5 0 t5 0 M9 12.5 q2.5 -2 5 0 t5 0" stroke="#9fd8ef" stroke-width="1.2" fill="none"/>', 20, 16) +
+    p("L", TERRAIN.L.color, '<path d="M1 5 q2.5 -2 5 0 t5 0 M9 12.5 q2.5 -2 5 0 t5 0" stroke="#9fd8ef" stroke-width="1.2" fill="none"/>' +
+      '<path d="M14 3.5 h2.5 M3 11 h2" stroke="#d6f1fb" stroke-width="1" stroke-linecap="round"/>', 20, 16) +
     p("P", TERRAIN.P.color, peak(6, 11, 0.8) + peak(16, 21, 0.7) + '<path d="M13 7 l2 -1 M2 19 l2 -1" stroke="#b7b3aa" stroke-width="1"/>', 20, 22) +
     p("X", "#fff", '<rect width="3" height="12" fill="#e04b8f"/><rect x="3" width="3" height="12" fill="#f2c230"/><rect x="6" width="3" height="12" fill="#3f9b3f"/><rect x="9" width="3" height="12" fill="#3a7fd8"/>', 12, 12, 'patternTransform="rotate(35)"') +
     p("R", TERRAIN.R.color, "", 8) +
@@ -245,7 +273,7 @@ function linePaths(dirs, o) {
 }
 
 const RIVER_STROKES = [
-  ["#2a6aa6", 15, ""], ["#4aa0e2", 11, ""], ["#bfe4ff", 1.6, 'stroke-dasharray="5 7" stroke-dashoffset="2" opacity="0.85"'],
+  ["#2a6aa6", 15, ""], ["#4aa0e2", 11, ""], ["#7cc0f0", 5, 'opacity="0.6"'],
 ];
 const TRACK_STROKES = [
   ["#8a7651", 15, 'opacity="0.55"'], ["#dac9a0", 13, ""], ["#5b3f27", 12, 'stroke-dasharray="2.6 4.6" stroke-dashoffset="1.3"'],
@@ -334,12 +362,12 @@ function escapeXML(text) {
 
 /** Words for a task marker's tooltip: "Forest 5: 3 of 5 tiles, 2 open edges". */
 export function taskWords(task) {
-  const name = (task.name || task.type || "task").replace(/^./, (c) => c.toUpperCase());
-  let text = `${name} ${task.value ?? ""}`.trim();
-  if (task.status === "completed") return `${text}: completed`;
-  if (task.status === "failed") return `${text}: failed`;
-  if (task.sizes) text += `: ${task.sizes.join("|")} of ${task.value} tiles`;
-  if (task.open_edges) text += `, ${task.open_edges.join("|")} open edge${task.open_edges.join("") === "1" ? "" : "s"}`;
+  const name = taskName(task.name || task.type || "task").replace(/^./, (c) => c.toUpperCase());
+  let text = t("tasks.marker", { name, n: task.value ?? "" }).trim();
+  if (task.status === "completed") return `${text}: ${t("tasks.completed")}`;
+  if (task.status === "failed") return `${text}: ${t("tasks.failed")}`;
+  if (task.sizes) text += `: ${t("tasks.marker_sizes", { sizes: task.sizes.join("|"), n: task.value })}`;
+  if (task.open_edges) text += `, ${t("count.open_edges", { count: task.open_edges.join("") === "1" ? 1 : 2 }).replace(/^\d+/, task.open_edges.join("|"))}`;
   return text;
 }
 
@@ -380,7 +408,7 @@ export function flagGlyph(letter) {
   const fill = letter === "X" ? "url(#pat-X)" : FLAG_COLOR[letter] || "#fff";
   const cloth = "M-5,-14 L13,-7.5 L-5,-1 Z";
   return (
-    `<g class="flag"><title>${letter === "X" ? "multicoloured flag" : `${TERRAIN[letter]?.name} flag`}</title>` +
+    `<g class="flag"><title>${escapeXML(t(`flag.${letter in FLAG_COLOR ? letter : "X"}`))}</title>` +
     '<line x1="-5" y1="11" x2="-5" y2="-14" stroke="#1d1c18" stroke-width="4.6" stroke-linecap="round"/>' +
     '<line x1="-5" y1="11" x2="-5" y2="-14" stroke="#f4ead8" stroke-width="2"/>' +
     `<path d="${cloth}" fill="none" stroke="#1d1c18" stroke-width="5" stroke-linejoin="round"/>` +

@@ -1,24 +1,26 @@
 // The start page: choose a game, its seats (here, online, computer) and start; the games this
 // browser knows; and the page an invited player opens to take a seat.
-import { api, el, forgetGame, rememberGame, rememberedGames, toast, MODE_NAMES, put } from "./util.js";
+import { api, el, forgetGame, rememberGame, rememberedGames, toast, modeName, listOf, put } from "./util.js";
 import { tileIcon } from "./hex.js";
+import { language, server, t, term } from "./i18n.js";
 
+// The games (their names and blurbs are the catalog's mode.ID and lobby.blurb.ID).
 const MODES = [
-  { id: "coop", name: "The Board Game", blurb: "Cooperative: 1 to 6 players build one landscape together and complete tasks.", seats: [1, 6] },
-  { id: "duel", name: "The Duel", blurb: "Two players place the same tiles, each in their own area.", seats: [2, 2] },
-  { id: "head-to-head", name: "Head to Head", blurb: "Two players draft the tiles, then race with mountains, lakes and flags.", seats: [2, 2] },
+  { id: "coop", seats: [1, 6] },
+  { id: "duel", seats: [2, 2] },
+  { id: "head-to-head", seats: [2, 2] },
 ];
 
 /** The computer players offered when the server does not list its levels (GET /api/levels). */
-const FALLBACK_PLAYERS = [
-  ["computer:random", "Computer · random (easy)"],
-  ["computer:greedy", "Computer · greedy (medium)"],
-  ["computer:search:1s", "Computer · search 1 s (strong)"],
-  ["computer:search:3s", "Computer · search 3 s (stronger)"],
+const FALLBACK_PLAYERS = () => [
+  ["computer:random", t("lobby.computer", { level: t("lobby.fallback.random") })],
+  ["computer:greedy", t("lobby.computer", { level: t("lobby.fallback.greedy") })],
+  ["computer:search:1s", t("lobby.computer", { level: t("lobby.fallback.search1") })],
+  ["computer:search:3s", t("lobby.computer", { level: t("lobby.fallback.search3") })],
 ];
-const PEOPLE = [
-  ["here", "Here (this screen)"],
-  ["online", "Online (send an invitation link)"],
+const PEOPLE = () => [
+  ["here", t("lobby.seat.here")],
+  ["online", t("lobby.seat.online")],
 ];
 /** A tile for each game's card (the face and its areas, as the server would send them). */
 const ART = {
@@ -32,34 +34,43 @@ async function computerChoices() {
   try {
     const data = await api("GET", "/api/levels");
     const levels = (data && data.levels) || [];
-    if (!levels.length) return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+    if (!levels.length) return { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
     // Each level with its measured strength in the chosen game, where the server gives it per game.
     const choices = (mode) => levels.map((l) => {
       const figure = (l.figures && l.figures[mode]) || l.figure;
       // A short label fits a phone's select; its strength is said below the seat (and in the title).
-      return [`computer:${l.player ?? l.name}`, `Computer · ${l.label || l.name}`, figure ? `${l.label || l.name}: ${figure}` : ""];
+      const label = term("level.", l.name) !== l.name ? t(`level.${l.name}`) : l.label || l.name;
+      return [`computer:${l.player ?? l.name}`, t("lobby.computer", { level: label }), figure ? t("lobby.strength", { level: label, figure: server(figure) }) : ""];
     });
     const medium = levels.find((l) => l.name === "medium") || levels[Math.min(1, levels.length - 1)];
     return { choices, preferred: `computer:${medium.player ?? medium.name}` };
   } catch {
-    return { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+    return { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
   }
+}
+
+/** A seat's name when none is typed: the server's default in English ("Player 2", "Computer 2
+ * (medium)"); in another language the page names the seat in it. */
+function defaultName(kind, player, i) {
+  if (language() === "en") return undefined;
+  if (kind === "computer") return t("seat.computer", { n: i + 1, level: term("level.", player) });
+  return t("seat.player", { n: i + 1 });
 }
 
 export function lobbyPage(root) {
   let mode = localStorage.getItem("dorf.mode") || "coop";
-  let computers = { choices: () => FALLBACK_PLAYERS, preferred: "computer:greedy" };
+  let computers = { choices: FALLBACK_PLAYERS, preferred: "computer:greedy" };
   let practice = localStorage.getItem("dorf.practice") === "1";
   let first = 1;
   const defaults = (m) => (m === "coop" ? [{ who: "here", name: "" }] : [{ who: "here", name: "" }, { who: computers.preferred, name: "" }]);
   let seats = defaults(mode);
 
-  const modeBox = el("div", { class: "modes", role: "radiogroup", "aria-label": "game" });
+  const modeBox = el("div", { class: "modes", role: "radiogroup", "aria-label": t("lobby.game_label") });
   const seatBox = el("div", { class: "seat-list" });
   const firstBox = el("label", { class: "first-choice" });
   // Text, not a number field: the digits go to the server as typed (a JavaScript number keeps 53 bits).
-  const seed = el("input", { id: "seed", type: "text", placeholder: "random", inputmode: "numeric", pattern: "\\s*-?[0-9]{1,19}\\s*", maxlength: "24", autocomplete: "off", title: "a whole number" });
-  const start = el("button", { id: "start", type: "submit", class: "primary" }, "Start the game");
+  const seed = el("input", { id: "seed", type: "text", placeholder: t("lobby.seed.random"), inputmode: "numeric", pattern: "\\s*-?[0-9]{1,19}\\s*", maxlength: "24", autocomplete: "off", title: t("lobby.seed.title") });
+  const start = el("button", { id: "start", type: "submit", class: "primary" }, t("lobby.start"));
   const practiceBox = el("input", {
     type: "checkbox", id: "practice", checked: practice,
     onchange: (e) => { practice = e.target.checked; localStorage.setItem("dorf.practice", practice ? "1" : "0"); },
@@ -70,12 +81,12 @@ export function lobbyPage(root) {
       el("label", { class: `mode${m.id === mode ? " chosen" : ""}` },
         el("input", { type: "radio", name: "mode", value: m.id, checked: m.id === mode, onchange: () => { mode = m.id; localStorage.setItem("dorf.mode", mode); seats = defaults(mode); first = 1; drawModes(); drawSeats(); } }),
         el("span", { class: "mode-art", html: tileIcon(ART[m.id][0], ART[m.id][1], {}, 54) }),
-        el("span", {}, el("b", {}, m.name), el("br"), el("small", {}, m.blurb)))));
+        el("span", {}, el("b", {}, modeName(m.id)), el("br"), el("small", {}, t(`lobby.blurb.${m.id}`))))));
   }
 
   function drawSeats() {
     const spec = MODES.find((m) => m.id === mode);
-    const kinds = [...PEOPLE, ...computers.choices(mode)];
+    const kinds = [...PEOPLE(), ...computers.choices(mode)];
     put(seatBox, ...seats.map((seat, i) => {
       if (!kinds.some(([value]) => value === seat.who)) seat.who = seat.who.startsWith("computer") ? computers.preferred : "here";
       const about = el("small", { class: "seat-about" });
@@ -85,17 +96,17 @@ export function lobbyPage(root) {
         about.classList.toggle("hidden", !strength);
         select.title = strength;
       };
-      const select = el("select", { "aria-label": `who plays seat ${i + 1}`, class: "seat-kind", onchange: (e) => { seat.who = e.target.value; describe(); drawFirst(); } },
+      const select = el("select", { "aria-label": t("lobby.seat.who", { n: i + 1 }), class: "seat-kind", onchange: (e) => { seat.who = e.target.value; describe(); drawFirst(); } },
         kinds.map(([value, label, strength]) => el("option", { value, selected: value === seat.who, title: strength || undefined }, label)));
       describe();
-      const name = el("input", { class: "seat-name", "aria-label": `name of seat ${i + 1}`, placeholder: `Player ${i + 1}`, value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; drawFirst(); } });
+      const name = el("input", { class: "seat-name", "aria-label": t("lobby.seat.name", { n: i + 1 }), placeholder: t("seat.player", { n: i + 1 }), value: seat.name, maxlength: "40", oninput: (e) => { seat.name = e.target.value; drawFirst(); } });
       const remove = seats.length > spec.seats[0]
-        ? el("button", { type: "button", class: "small secondary", "aria-label": `remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); first = 1; drawSeats(); } }, "✕")
+        ? el("button", { type: "button", class: "small secondary", "aria-label": t("lobby.seat.remove", { n: i + 1 }), onclick: () => { seats.splice(i, 1); first = 1; drawSeats(); } }, "✕")
         : null;
       return el("div", { class: "seat-row" }, el("span", { class: "seat-no" }, String(i + 1)), name, select, remove, about);
     }));
     if (seats.length < spec.seats[1]) {
-      seatBox.appendChild(el("button", { type: "button", class: "small secondary", id: "add-seat", onclick: () => { seats.push({ who: "here", name: "" }); drawSeats(); } }, "+ Add a player"));
+      seatBox.appendChild(el("button", { type: "button", class: "small secondary", id: "add-seat", onclick: () => { seats.push({ who: "here", name: "" }); drawSeats(); } }, t("lobby.add_player")));
     }
     drawFirst();
   }
@@ -106,30 +117,30 @@ export function lobbyPage(root) {
     if (seats.length < 2) {
       practiceBox.disabled = false;
       seed.disabled = false;
-      seed.placeholder = "random";
+      seed.placeholder = t("lobby.seed.random");
       return;
     }
-    const label = (i) => seats[i].name.trim() || `Player ${i + 1}`;
-    const what = mode === "head-to-head" ? "Who picks first" : "Who starts";
+    const label = (i) => seats[i].name.trim() || t("seat.player", { n: i + 1 });
+    const what = mode === "head-to-head" ? t("lobby.first.pick") : t("lobby.first.start");
     put(firstBox, `${what} `, el("select", { id: "first", "aria-label": what.toLowerCase(), onchange: (e) => { first = Number(e.target.value); } },
-      seats.map((_, i) => el("option", { value: String(i + 1), selected: first === i + 1 }, `${label(i)} (seat ${i + 1})`))));
+      seats.map((_, i) => el("option", { value: String(i + 1), selected: first === i + 1 }, t("lobby.first.option", { name: label(i), n: i + 1 })))));
     // Undo would take back an online player's move: a practice game is played at one screen.
     const online = seats.some((s) => s.who === "online");
     practiceBox.disabled = online;
     practiceBox.closest("label")?.classList.toggle("disabled", online);
-    practiceBox.title = online ? "A practice game is played at one screen (no online seat)" : "";
+    practiceBox.title = online ? t("lobby.practice.online") : "";
     // Whoever chose the seed would know every tile: with an online seat the server draws it.
     seed.disabled = online;
-    seed.placeholder = online ? "drawn by the server" : "random";
+    seed.placeholder = online ? t("lobby.seed.server") : t("lobby.seed.random");
   }
 
   async function submit(event) {
     event.preventDefault();
     const body = {
       mode,
-      seats: seats.map((s) => {
+      seats: seats.map((s, i) => {
         const [kind, ...rest] = s.who.split(":");
-        const seat = { kind, name: s.name.trim() || undefined };
+        const seat = { kind, name: s.name.trim() || defaultName(kind, rest.join(":"), i) };
         if (kind === "computer") seat.player = rest.join(":");
         return seat;
       }),
@@ -140,7 +151,7 @@ export function lobbyPage(root) {
     start.disabled = true;
     try {
       const made = await api("POST", "/api/games", body);
-      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || `Player ${i + 1}`), created: Date.now(), practice: body.practice });
+      rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || t("seat.player", { n: i + 1 })), created: Date.now(), practice: body.practice });
       location.href = `/game/${made.id}`;
     } catch (error) {
       toast(error.message);
@@ -155,52 +166,52 @@ export function lobbyPage(root) {
     drawSeats();
   });
   const form = el("form", { class: "new-game card", onsubmit: submit },
-    el("h2", {}, "New game"),
+    el("h2", {}, t("lobby.new_game")),
     modeBox,
-    el("h3", {}, "Players"),
+    el("h3", {}, t("lobby.players")),
     seatBox,
-    el("p", { class: "note" }, "“Here” seats are played at this screen, in turn. An “online” seat gets an invitation link to send. Computer seats play by themselves."),
+    el("p", { class: "note" }, t("lobby.seats_note")),
     el("div", { class: "options" },
       firstBox,
-      el("label", { class: "toggle", for: "practice" }, practiceBox, "Practice (undo allowed)")),
-    el("details", {}, el("summary", {}, "More"), el("label", { for: "seed" }, "Seed of the shuffle "), seed,
-      el("p", { class: "note" }, "A game of a chosen seed does not go into a campaign; with an online seat the server draws the seed.")),
+      el("label", { class: "toggle", for: "practice" }, practiceBox, t("lobby.practice"))),
+    el("details", {}, el("summary", {}, t("lobby.more")), el("label", { for: "seed" }, t("lobby.seed.label"), " "), seed,
+      el("p", { class: "note" }, t("lobby.seed.note"))),
     el("div", { class: "actions" }, start));
 
   put(root, el("div", { class: "lobby" },
     el("section", { class: "intro" },
-      el("h1", {}, "Dorfromantik, the board games"),
-      el("p", {}, "Lay hexagonal landscape tiles, grow forests, fields, villages, rivers and tracks, and complete tasks. Play alone, together at one screen, against the computer or with a friend online.")),
+      el("h1", {}, t("lobby.title")),
+      el("p", {}, t("lobby.intro"))),
     form,
     yourGames()));
 }
 
 function yourGames() {
-  const box = el("section", { class: "your-games card" }, el("h2", {}, "Your games"));
+  const box = el("section", { class: "your-games card" }, el("h2", {}, t("lobby.your_games")));
   const games = Object.entries(rememberedGames()).sort((a, b) => (b[1].seen || 0) - (a[1].seen || 0)).slice(0, 30);
   if (!games.length) {
-    box.appendChild(el("p", { class: "note" }, "Games you start or join appear here."));
+    box.appendChild(el("p", { class: "note" }, t("lobby.no_games")));
     return box;
   }
   const list = el("ul", { class: "games" });
   for (const [id, info] of games) {
-    const status = el("small", {}, info.over ? "finished" : "");
+    const status = el("small", {}, info.over ? t("lobby.game.finished") : "");
     const item = el("li", {},
-      el("a", { href: `/game/${id}` }, `${MODE_NAMES[info.mode] || info.mode || "game"}`),
+      el("a", { href: `/game/${id}` }, modeName(info.mode)),
       " ", el("span", {}, (info.names || []).join(", ")), " ", status,
-      el("button", { type: "button", class: "small secondary", "aria-label": "forget this game", onclick: () => { forgetGame(id); item.remove(); } }, "✕"));
+      el("button", { type: "button", class: "small secondary", "aria-label": t("lobby.forget"), onclick: () => { forgetGame(id); item.remove(); } }, "✕"));
     list.appendChild(item);
     if (!info.over) {
       api("GET", `/api/games/${id}`).then((g) => {
         if (g.broken) {
-          status.textContent = `broken: ${g.broken}`;
+          status.textContent = t("lobby.game.broken", { reason: server(g.broken) });
           status.className = "bad";
           return;
         }
-        status.textContent = `${g.over ? "finished" : `move ${g.turn}`}${g.practice ? " · practice" : ""}`;
+        status.textContent = [g.over ? t("lobby.game.finished") : t("lobby.game.move", { n: g.turn }), g.practice ? t("lobby.game.practice") : null].filter(Boolean).join(" · ");
         if (g.over) rememberGame(id, { over: true });
       }).catch((e) => {
-        status.textContent = e.code === "broken" ? e.message : "gone";
+        status.textContent = e.code === "broken" ? e.message : t("lobby.game.gone");
         if (e.code === "broken") status.className = "bad";
       });
     }
@@ -210,7 +221,7 @@ function yourGames() {
 }
 
 export async function joinPage(root, id, code) {
-  const box = el("section", { class: "card join" }, el("h1", { class: "page-title" }, "Join a game"));
+  const box = el("section", { class: "card join" }, el("h1", { class: "page-title" }, t("join.title")));
   put(root, el("div", { class: "lobby narrow" }, box));
   let game;
   try {
@@ -220,15 +231,15 @@ export async function joinPage(root, id, code) {
     return;
   }
   const open = game.seats.filter((s) => s.kind === "online" && !s.claimed);
-  const host = game.seats.filter((s) => s.kind !== "online").map((s) => s.name).join(" and ");
-  box.appendChild(el("p", {}, `${host || "Someone"} invites you to play ${game.mode_name}.`));
+  const hosts = game.seats.filter((s) => s.kind !== "online").map((s) => s.name);
+  box.appendChild(el("p", {}, t("join.invites", { host: hosts.length ? listOf(hosts) : t("join.someone"), mode: modeName(game.mode) })));
   if (!open.length) {
-    box.appendChild(el("p", {}, "Every seat of this game is taken. You can still watch."));
-    box.appendChild(el("a", { class: "button", href: `/game/${id}` }, "Watch the game"));
+    box.appendChild(el("p", {}, t("join.full")));
+    box.appendChild(el("a", { class: "button", href: `/game/${id}` }, t("join.watch")));
     return;
   }
-  const name = el("input", { id: "join-name", placeholder: "Your name", maxlength: "40", value: localStorage.getItem("dorf.name") || "" });
-  const button = el("button", { id: "join-button", type: "submit", class: "primary" }, "Take my seat");
+  const name = el("input", { id: "join-name", placeholder: t("join.name"), maxlength: "40", value: localStorage.getItem("dorf.name") || "" });
+  const button = el("button", { id: "join-button", type: "submit", class: "primary" }, t("join.take"));
   const form = el("form", {
     onsubmit: async (event) => {
       event.preventDefault();
@@ -243,6 +254,6 @@ export async function joinPage(root, id, code) {
         button.disabled = false;
       }
     },
-  }, el("label", { for: "join-name" }, "Your name "), name, " ", button);
+  }, el("label", { for: "join-name" }, t("join.name"), " "), name, " ", button);
   box.appendChild(form);
 }

@@ -1,9 +1,19 @@
 // The page router: one HTML page, the path says what to show; only that page's modules load.
+// First the words of the page's language (i18n.js), then the header in them and its EN/DE switch.
+import { languageSwitch, loadLanguage, translateStatic } from "./i18n.js";
+
 const root = document.getElementById("app");
 const parts = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+await loadLanguage().catch((error) => console.error("dorf: the words could not be loaded", error));
+const NAV = { "/": "nav.play", "/replay": "nav.replay", "/campaigns": "nav.campaigns" };
 for (const link of document.querySelectorAll("header nav a")) {
-  if (link.getAttribute("href") === "/" + (parts[0] || "")) link.classList.add("here");
+  const href = link.getAttribute("href");
+  if (href === "/" + (parts[0] || "")) link.classList.add("here");
+  if (NAV[href]) link.dataset.i18n = NAV[href];
 }
+document.querySelector("header nav")?.setAttribute("data-i18n-label", "nav.label");
+translateStatic();
+document.querySelector("header.topbar")?.insertBefore(languageSwitch(), document.getElementById("status"));
 
 async function tilePatterns() {
   // The SVG patterns tiles are drawn with: every page but the campaigns' draws tiles.

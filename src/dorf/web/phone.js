@@ -1,7 +1,8 @@
 // The phone's bottom bar (the tile and its rotation, what the chosen cell scores, place, undo) and
 // the sheets it opens. Methods of the game page (game.js).
 import { tileIcon } from "./hex.js";
-import { el, plural, media, WIDE } from "./util.js";
+import { el, media, tapWord, WIDE, listOf } from "./util.js";
+import { t } from "./i18n.js";
 
 export const phoneMethods = {
   /** The phone's bottom bar: the tile and its rotation, place, undo, and the sheets. */
@@ -9,20 +10,20 @@ export const phoneMethods = {
     const button = (label, attrs, fn) => el("button", { type: "button", ...attrs, onclick: fn }, label);
     this.barTile = el("span", { class: "bar-tile" });
     this.barText = el("span", { class: "bar-text", id: "bar-text", "aria-live": "polite" });
-    this.barHint = button("Hint", { class: "small secondary bar-hint", id: "bar-hint" }, () => this.askHint());
-    this.barPlace = button("Place", { class: "bar-place", id: "bar-place" }, () => this.placeFromBar());
-    this.barUndo = button("↶", { class: "secondary", id: "bar-undo", title: "Undo", "aria-label": "undo" }, () => this.undo());
-    this.barTasks = button("Tasks", { class: "secondary", id: "bar-tasks" }, () => this.openSheet("tasks"));
-    this.barScore = button("Score", { class: "secondary", id: "bar-score" }, () => this.showPad());
-    this.barMore = button("☰", { class: "secondary", id: "bar-more", title: "Game, log and links", "aria-label": "game, log and links" }, () => this.openSheet("more"));
+    this.barHint = button(t("hint.button"), { class: "small secondary bar-hint", id: "bar-hint" }, () => this.askHint());
+    this.barPlace = button(t("bar.place"), { class: "bar-place", id: "bar-place" }, () => this.placeFromBar());
+    this.barUndo = button("↶", { class: "secondary", id: "bar-undo", title: t("bar.undo"), "aria-label": t("bar.undo_label") }, () => this.undo());
+    this.barTasks = button(t("bar.tasks", { n: "" }).trim(), { class: "secondary", id: "bar-tasks" }, () => this.openSheet("tasks"));
+    this.barScore = button(t("bar.score", { n: "" }).trim(), { class: "secondary", id: "bar-score" }, () => this.showPad());
+    this.barMore = button("☰", { class: "secondary", id: "bar-more", title: t("bar.more"), "aria-label": t("bar.more_label") }, () => this.openSheet("more"));
     // Once the game is over: what comes next, beside the result.
-    this.barNew = el("a", { class: "button bar-next hidden", id: "bar-new", href: "/" }, "New game");
-    this.barReplay = el("a", { class: "button secondary bar-next hidden", id: "bar-replay", href: `/replay/${this.id}` }, "Replay");
+    this.barNew = el("a", { class: "button bar-next hidden", id: "bar-new", href: "/" }, t("bar.new_game"));
+    this.barReplay = el("a", { class: "button secondary bar-next hidden", id: "bar-replay", href: `/replay/${this.id}` }, t("bar.replay"));
     this.barRotate = [
-      button("⟲", { class: "secondary bar-rot", id: "bar-rotate-left", "aria-label": "rotate anticlockwise" }, () => this.rotateBy(-1)),
-      button("⟳", { class: "secondary bar-rot", id: "bar-rotate-right", "aria-label": "rotate clockwise" }, () => this.rotateBy(1)),
+      button("⟲", { class: "secondary bar-rot", id: "bar-rotate-left", "aria-label": t("tile.rotate_left") }, () => this.rotateBy(-1)),
+      button("⟳", { class: "secondary bar-rot", id: "bar-rotate-right", "aria-label": t("tile.rotate_right") }, () => this.rotateBy(1)),
     ];
-    return el("nav", { class: "bottom-bar", "aria-label": "play" },
+    return el("nav", { class: "bottom-bar", "aria-label": t("bar.label") },
       el("div", { class: "bar-row" }, this.barRotate[0], this.barTile, this.barRotate[1], this.barText, this.barHint, this.barNew, this.barReplay),
       el("div", { class: "bar-row" }, this.barPlace, this.barUndo, this.barTasks, this.barScore, this.barMore));
   },
@@ -36,25 +37,28 @@ export const phoneMethods = {
     const revealed = this.revealedFor(me ?? this.focusSeat());
     let text = "";
     const shown = this.previewLines();
-    if (game.broken) text = "This game is broken";
-    else if (game.over) text = game.mode === "coop" ? `Game over: ${plural(game.scores[0].total, "point")}` : this.cards.turn.querySelector("#turn-line")?.textContent || "Game over";
-    else if (draft) text = me !== null ? (this.draftChoice !== null ? "Tap it again or Take" : "Your pick: tap a tile") : `${game.waiting.map((s) => game.seats[s].name).join(" and ")} picking…`;
+    if (game.broken) text = t("game.broken.title");
+    else if (game.over) text = game.mode === "coop" ? t("turn.over_points", { points: t("count.points", { count: game.scores[0].total }) }) : this.cards.turn.querySelector("#turn-line")?.textContent || t("banner.over");
+    else if (draft) text = me !== null ? t(this.draftChoice !== null ? "bar.take_again" : "bar.pick") : t("bar.picking", { names: listOf(game.waiting.map((s) => game.seats[s].name)) });
     else if (me === null) {
       const others = game.waiting.filter((s) => !this.you.seats.includes(s)).map((s) => game.seats[s].name);
-      text = others.length ? `${others.join(" and ")} ${others.length > 1 ? "are" : "is"} placing ${game.mode === "head-to-head" ? "their" : "this"} tile` : "Waiting…";
-    } else if (this.focus !== this.areaOf(me) && !media(WIDE)) text = `Your turn: back to ${game.seats[me].name}'s area`;
+      text = others.length ? t(game.mode === "head-to-head" ? "tile.placing_their" : "tile.placing_this", { names: listOf(others), count: others.length }) : t("bar.waiting");
+    } else if (this.focus !== this.areaOf(me) && !media(WIDE)) text = t("bar.back", { name: game.seats[me].name });
     else if (shown && shown.result) {
       const d = shown.result.score[1] - shown.result.score[0];
       const bits = [`${d >= 0 ? "+" : ""}${d} → ${shown.result.score[1]}`];
-      for (const t of shown.result.completes) bits.push(`✓ ${t.label}`);
-      for (const t of shown.result.fails) bits.push(`✗ ${t.label}`);
+      for (const task of shown.result.completes) bits.push(`✓ ${task.label}`);
+      for (const task of shown.result.fails) bits.push(`✗ ${task.label}`);
       // The coach's reason goes with the score it gives, not instead of it.
       const advised = this.hint && !this.hint.error && this.hint.words && this.selected;
       if (advised) bits.push(this.hint.words);
-      text = bits.join(" · ") + (this.selected && !advised ? " · tap again to place" : "");
+      text = bits.join(" · ") + (this.selected && !advised ? ` · ${t("bar.tap_again")}` : "");
     } else if (this.hint && this.selected) text = this.hint.text;
-    else if (this.selected) text = "Tap again or Place";
-    else text = this.hint && this.hint.error ? this.hint.text : "Your turn: tap a highlighted cell";
+    else if (this.selected) text = t("bar.tap_or_place");
+    else if (this.hint && this.hint.error) text = this.hint.text;
+    // Cells smaller than a finger (a big landscape on a phone): the first tap zooms in (board.js).
+    else if (tapWord() === "tap" && this.boards[this.areaOf(me)]?.smallTargets()) text = t("bar.zoom");
+    else text = t("bar.turn");
     this.barText.textContent = text;
     if (revealed && !draft && !game.over) {
       const tile = this.tileAt(revealed, this.shownRot());
@@ -66,7 +70,7 @@ export const phoneMethods = {
       b.disabled = !placing;
       b.classList.toggle("hidden", draft || game.over);
     }
-    this.barPlace.textContent = draft ? "Take" : "Place";
+    this.barPlace.textContent = t(draft ? "bar.take" : "bar.place");
     this.barPlace.disabled = this.busy || me === null || (draft ? this.draftChoice === null : !this.selected);
     this.barPlace.classList.toggle("hidden", game.over);
     this.barNew.classList.toggle("hidden", !game.over);
@@ -74,11 +78,11 @@ export const phoneMethods = {
     this.barUndo.classList.toggle("hidden", !this.undoShown());
     this.barHint.classList.toggle("hidden", !this.canHint());
     this.barHint.disabled = !!this.hintBusy;
-    this.barHint.textContent = this.hintBusy ? "Thinking…" : "Hint";
+    this.barHint.textContent = t(this.hintBusy ? "hint.thinking" : "hint.button");
     this.barTasks.classList.toggle("hidden", draft);
-    const open = draft ? 0 : (game.areas[this.focus ?? 0] || game.areas[0]).tasks.filter((t) => t.status === "open").length;
-    this.barTasks.textContent = `Tasks ${open}`;
-    this.barScore.textContent = `Score ${game.scores[this.focus ?? 0]?.total ?? game.scores[0].total}`;
+    const open = draft ? 0 : (game.areas[this.focus ?? 0] || game.areas[0]).tasks.filter((task) => task.status === "open").length;
+    this.barTasks.textContent = t("bar.tasks", { n: open });
+    this.barScore.textContent = t("bar.score", { n: game.scores[this.focus ?? 0]?.total ?? game.scores[0].total });
   },
 
   openSheet(name) {

@@ -1,26 +1,33 @@
 // The replay viewer: open a record file (or a finished game of this server) and step through it.
 import { Board } from "./board.js";
-import { api, el, toast, MODE_NAMES, put } from "./util.js";
+import { api, el, toast, modeName, put } from "./util.js";
+import { onLanguage, server, t } from "./i18n.js";
+
+/** Draws the page again in another language (the viewer sets it once a record is shown). */
+let shown = null;
+let redrawn = false;
 
 export function replayPage(root, id) {
+  if (!redrawn) onLanguage(() => (shown ? shown() : replayPage(root, id)));
+  redrawn = true;
   const host = el("div", { class: "replay" });
   put(root, host);
   if (id) {
     api("GET", `/api/games/${id}/replay`).then((data) => viewer(host, data)).catch((e) => {
-      put(host, el("section", { class: "card" }, el("h1", { class: "page-title" }, "Replay"), el("p", {}, e.message)));
+      put(host, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("replay.title")), el("p", {}, e.message)));
     });
     return;
   }
-  const input = el("input", { type: "file", id: "record-file", accept: ".json,application/json", "aria-label": "game record file" });
+  const input = el("input", { type: "file", id: "record-file", accept: ".json,application/json", "aria-label": t("replay.file_label") });
   const drop = el("section", { class: "card drop" },
-    el("h1", { class: "page-title" }, "Replay a game record"),
-    el("p", {}, "Open a dorf-record/1 file (any mode): the download of a finished game, or a record saved by “dorf play --save”."),
+    el("h1", { class: "page-title" }, t("replay.open_title")),
+    el("p", {}, t("replay.open_text")),
     input,
-    el("p", { class: "note" }, "Or drop the file here."));
+    el("p", { class: "note" }, t("replay.drop")));
   const load = async (file) => {
     try {
       const text = await file.text();
-      try { JSON.parse(text); } catch { throw new Error(`${file.name} is not JSON`); }
+      try { JSON.parse(text); } catch { throw new Error(t("replay.not_json", { name: file.name })); }
       // The file's own text: parsed here, its seed would keep only 53 bits.
       viewer(host, await api("POST", "/api/replay", text));
     } catch (e) {
@@ -34,36 +41,43 @@ export function replayPage(root, id) {
   put(host, el("div", { class: "lobby narrow" }, drop));
 }
 
-function viewer(host, data) {
+function viewer(host, data, at = data.steps.length) {
   document.body.classList.add("fill");
-  let step = data.steps.length;
+  let step = at;
   let focus = 0;
   let timer = null;
   const tabs = el("div", { class: "area-tabs" });
   const boardHost = el("div", { class: "board-host" });
   const wrap = el("section", { class: "board-wrap" }, tabs, boardHost);
-  const slider = el("input", { type: "range", min: "0", max: String(data.steps.length), value: String(step), id: "replay-slider", "aria-label": "step" });
+  const slider = el("input", { type: "range", min: "0", max: String(data.steps.length), value: String(step), id: "replay-slider", "aria-label": t("replay.step") });
   const label = el("span", { class: "step-label", id: "step-label" });
   const text = el("p", { class: "step-text", id: "step-text" });
   const scores = el("div", { class: "step-scores" });
-  const log = el("ol", { class: "log", tabindex: "0", "aria-label": "moves" }); // it scrolls: a keyboard reaches it
-  const btn = (t, title, fn, id) => el("button", { type: "button", title, "aria-label": title, onclick: fn, id }, t);
-  const play = btn("Play", "Play", () => toggle(), "replay-play");
+  const log = el("ol", { class: "log", tabindex: "0", "aria-label": t("replay.moves_label") }); // it scrolls: a keyboard reaches it
+  const btn = (text, title, fn, id) => el("button", { type: "button", title, "aria-label": title, onclick: fn, id }, text);
+  const play = btn(t("replay.play"), t("replay.play"), () => toggle(), "replay-play");
   const controls = el("div", { class: "replay-controls" },
-    btn("⇤", "First", () => go(0)), btn("◀", "Back (←)", () => go(step - 1), "replay-back"), play,
-    btn("▶", "Forward (→)", () => go(step + 1), "replay-forward"), btn("⇥", "Last", () => go(data.steps.length)), slider, label);
+    btn("⇤", t("replay.first"), () => go(0)), btn("◀", t("replay.back"), () => go(step - 1), "replay-back"), play,
+    btn("▶", t("replay.forward"), () => go(step + 1), "replay-forward"), btn("⇥", t("replay.last"), () => go(data.steps.length)), slider, label);
   const panel = el("aside", { class: "panel" },
-    el("div", { class: "card" }, el("h1", { class: "page-title" }, `Replay · ${MODE_NAMES[data.mode] || data.mode}`), el("p", {}, data.players.join(", ")),
-      el("p", { class: "note" }, `seed ${data.seed_text ?? data.seed}${data.finished ? "" : " · unfinished"}`), controls, text, scores),
-    el("div", { class: "card" }, el("h2", { class: "section" }, "Moves"), log));
+    el("div", { class: "card" }, el("h1", { class: "page-title" }, t("replay.heading", { mode: modeName(data.mode) })), el("p", {}, data.players.join(", ")),
+      el("p", { class: "note" }, t("replay.seed", { seed: String(data.seed_text ?? data.seed) }) + (data.finished ? "" : ` · ${t("replay.unfinished")}`)), controls, text, scores),
+    el("div", { class: "card" }, el("h2", { class: "section" }, t("replay.moves")), log));
   const board = new Board(boardHost, {});
   put(host, el("div", { class: "game" }, wrap, panel));
   slider.addEventListener("input", () => go(Number(slider.value)));
-  data.steps.forEach((s, i) => log.appendChild(el("li", { "data-step": String(i + 1), onclick: () => go(i + 1) }, el("span", { class: "log-turn" }, String(i + 1)), s.text)));
+  data.steps.forEach((s, i) => log.appendChild(el("li", { "data-step": String(i + 1), onclick: () => go(i + 1) }, el("span", { class: "log-turn" }, String(i + 1)), server(s.text))));
+  const stop = new AbortController();
   document.addEventListener("keydown", (e) => {
     if (e.key === "ArrowLeft") go(step - 1);
     if (e.key === "ArrowRight") go(step + 1);
-  });
+  }, { signal: stop.signal });
+  // Another language: the same record drawn again in it, at the same step (a reload would lose a file).
+  shown = () => {
+    stop.abort();
+    if (timer) clearInterval(timer);
+    viewer(host, data, step);
+  };
 
   function areaAt(index, upto) {
     const tiles = [];
@@ -87,9 +101,9 @@ function viewer(host, data) {
     label.textContent = `${step} / ${data.steps.length}`;
     const current = step > 0 ? data.steps[step - 1] : null;
     if (current && current.area !== undefined && data.areas > 1 && current.area !== focus) focus = current.area;
-    text.textContent = current ? current.text : "The start";
+    text.textContent = current ? server(current.text) : t("replay.start");
     const totals = current ? current.scores : data.players.map(() => 0);
-    put(scores, ...(data.areas > 1 ? data.players : ["Score"]).map((name, i) => el("p", {}, `${name}: ${totals[i] ?? 0} points`)));
+    put(scores, ...(data.areas > 1 ? data.players : [t("replay.score")]).map((name, i) => el("p", {}, t("replay.score_line", { name, points: t("count.points", { count: totals[i] ?? 0 }) }))));
     put(tabs, ...(data.areas > 1 ? data.players.map((name, i) =>
       el("button", { type: "button", class: `tab${i === focus ? " active" : ""}`, onclick: () => { focus = i; go(step); } }, name)) : []));
     board.setArea(areaAt(focus, step), new Map(), { follow: false });
@@ -106,11 +120,11 @@ function viewer(host, data) {
     if (timer) {
       clearInterval(timer);
       timer = null;
-      play.textContent = "Play";
+      play.textContent = t("replay.play");
     } else {
       if (step >= data.steps.length) go(0);
       timer = setInterval(() => go(step + 1), 450);
-      play.textContent = "Pause";
+      play.textContent = t("replay.pause");
     }
   }
 

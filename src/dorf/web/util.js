@@ -1,4 +1,5 @@
 // Small helpers: DOM building, the HTTP API, what this browser remembers (seat tokens, games).
+import { language, serverError, t } from "./i18n.js";
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -31,8 +32,11 @@ export async function api(method, path, body) {
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
     const message = data && data.error ? data.error.message : `${response.status} ${response.statusText}`;
-    const error = new Error(message);
-    error.code = data && data.error ? data.error.code : String(response.status);
+    const code = data && data.error ? data.error.code : String(response.status);
+    // Said in the page's language (the server's English is kept as the detail).
+    const error = new Error(serverError(code, message));
+    error.code = code;
+    error.detail = message;
     throw error;
   }
   return data;
@@ -85,14 +89,40 @@ export function toast(message, kind = "error") {
 
 export const MODE_NAMES = { coop: "The Board Game", duel: "The Duel", "head-to-head": "Head to Head" };
 
-export function copyButton(text, label = "Copy") {
+/** A game's name in the page's language ("The Duel", "Das Duell"). */
+export function modeName(mode) {
+  return mode in MODE_NAMES ? t(`mode.${mode}`) : mode || t("mode.unknown");
+}
+
+/** A task type's name ("forest", "forest/grain") in the page's language. */
+export function taskName(name) {
+  return String(name ?? "").split("/").map((part) => (part in TASK_WORDS ? t(`task.${part}`) : part)).join("/");
+}
+const TASK_WORDS = { forest: 1, grain: 1, village: 1, track: 1, river: 1, connection: 1, double: 1, task: 1 };
+
+/** A terrain's name by its letter ("F": "forest", "Wald"). */
+export function terrainName(letter) {
+  const names = { F: "forest", G: "grain", V: "village", M: "meadow", R: "river", T: "track", L: "lake", P: "mountain", X: "multicoloured flag" };
+  return letter in names ? t(`terrain.${names[letter]}`) : letter;
+}
+
+/** Names joined as the language joins them: "Ann and Ben", "Ann und Ben". */
+export function listOf(names) {
+  try {
+    return new Intl.ListFormat(language(), { type: "conjunction" }).format(names);
+  } catch {
+    return names.join(", ");
+  }
+}
+
+export function copyButton(text, label = t("share.copy")) {
   const button = el("button", { class: "small", type: "button" }, label);
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(text);
-      button.textContent = "Copied";
+      button.textContent = t("share.copied");
     } catch {
-      window.prompt("Copy this link", text);
+      window.prompt(t("share.copy_prompt"), text);
     }
     setTimeout(() => (button.textContent = label), 1500);
   });
@@ -101,19 +131,19 @@ export function copyButton(text, label = "Copy") {
 
 export function describeTask(task) {
   const target = task.value;
-  if (task.type === "connection") return `connection: ${target} tiles around it`;
-  if (task.type === "double") return `${task.name}: either territory exactly ${target} tiles`;
-  return `${task.name}: exactly ${target} tiles`;
+  if (task.type === "connection") return t("describe.connection", { n: target });
+  if (task.type === "double") return t("describe.double", { name: taskName(task.name), n: target });
+  return t("describe.task", { name: taskName(task.name), n: target });
 }
 
 export function progressText(task) {
   if (!task.sizes) return "";
-  if (task.type === "connection") return `${task.sizes[0]} of ${task.value} tiles around`;
-  const names = task.type === "double" ? task.name.split("/") : [task.name];
+  if (task.type === "connection") return t("progress.connection", { size: task.sizes[0], n: task.value });
+  const names = (task.type === "double" ? task.name.split("/") : [task.name]).map(taskName);
   return task.sizes
     .map((size, i) => {
       const open = task.open_edges[i];
-      return `${names.length > 1 ? names[i] + " " : ""}${size}/${task.value}` + (open === 0 ? " closed" : ` · ${open} open edge${open === 1 ? "" : "s"}`);
+      return `${names.length > 1 ? names[i] + " " : ""}${size}/${task.value}` + (open === 0 ? ` ${t("progress.closed")}` : ` · ${t("count.open_edges", { count: open })}`);
     })
     .join(", ");
 }
@@ -128,15 +158,22 @@ export function plural(count, noun, many = `${noun}s`) {
   return `${count} ${count === 1 ? noun : many}`;
 }
 
-/** Screens wide enough for two play areas side by side; narrow ones (phones) get the bottom bar. */
+/** Screens wide enough for two play areas side by side; narrow or short ones (phones, upright
+ * or on their side) get the bar (at the bottom, or beside the board) and sheets (style.css). */
 export const WIDE = "(min-width: 1200px)";
-export const NARROW = "(max-width: 760px)";
+export const NARROW = "(max-width: 760px), (max-height: 500px)";
 
 export function media(query) {
   return window.matchMedia?.(query).matches ?? false;
 }
 
-/** "tap" on a touch screen, "click" with a mouse. */
+/** "tap" on a touch screen, "click" with a mouse (the catalog's keys end in either). */
 export function tapWord() {
   return media("(pointer: coarse)") ? "tap" : "click";
+}
+
+/** A node in a sentence: the text of `text` with its {name} replaced by `node`. */
+export function around(text, name, node) {
+  const [before, ...after] = text.split(`{${name}}`);
+  return after.length ? [before, node, after.join(`{${name}}`)].filter((part) => part !== "") : [text];
 }
