@@ -41,6 +41,7 @@ ENGINE_TESTS = {
     "test_tiles",
     "test_tileset_duel",
     "test_tileset_head_to_head",
+    "test_views_are_data",
 }
 AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
 

@@ -72,9 +72,9 @@ for line in iter(sys.stdin.readline, ""):
             sys.stdout.write("x" * 10_000_000)
             sys.stdout.flush()
             time.sleep(60)
-        if how == "chatty":
-            print(json.dumps(message["moves"][0]), flush=True)
-    print(json.dumps(message["moves"][0]), flush=True)
+        if how == "chatty":  # a second line for the same decision, said to be for it
+            print(json.dumps({**message["moves"][0], "decision": message["decision"]}), flush=True)
+    print(json.dumps({**message["moves"][0], "decision": message["decision"]}), flush=True)
 """
 
 

@@ -82,10 +82,12 @@ def test_rule_30_the_duel_views_keep_a_placement_from_the_other_until_both_place
     assert state.pending() == (0,)
     hidden = state.view(1)
     assert fingerprint(hidden.areas[0]) == before  # the other's area as before the turn
-    assert hidden.area is state.areas[1] and hidden.areas[1] is state.areas[1]
+    assert hidden.area is hidden.areas[1] and fingerprint(hidden.area) == fingerprint(state.areas[1])
+    assert hidden.area is not state.areas[1]  # a copy: views are data (tests/test_views_are_data.py)
     assert fingerprint(state.view(0).areas[0]) != before  # the one who placed sees it
     state.play(state.legal_placements(1)[0], 1)
-    assert state.pending() == () and state.view(1).areas[0] is state.areas[0]
+    assert state.pending() == () and fingerprint(state.view(1).areas[0]) == fingerprint(state.areas[0])
+    assert fingerprint(hidden.areas[0]) == before  # a view made earlier stays as it was
 
 
 def head_to_head_in_laying(seed: int) -> Any:
@@ -117,7 +119,7 @@ def test_rule_30_head_to_head_views_keep_a_placement_of_the_round_from_the_other
         assert state.view(0).revealed[0] != before[1] or state.is_over or state.seats[0].is_over
         state.play(state.legal_placements(1)[0], 1)
         assert state.pending() == ()
-        assert state.view(1).areas[0] is state.area(0)
+        assert fingerprint(state.view(1).areas[0]) == fingerprint(state.area(0))
         checked += 1
     assert checked >= 8
 

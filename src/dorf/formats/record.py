@@ -243,13 +243,16 @@ def _apply_two_player(state: DuelState | HeadToHeadState, number: int, raw: Any)
 
 
 def replay_record(record: Any) -> GameState:
-    """Replay a whole record; raises :class:`RecordError` at the first problem."""
+    """Replay a whole record; raises :class:`RecordError` at the first problem.  A practice
+    game's record replays to a state that says so (its record is a practice game's again)."""
     state = start_of(record)
     decisions = record["decisions"]
     if not isinstance(decisions, list):
         raise RecordError("decisions must be a list")
     for number, raw in enumerate(decisions, 1):
         apply_decision(state, number, raw)
+    if record.get("practice") is True:
+        state.taken_back = True
     return state
 
 

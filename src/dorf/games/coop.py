@@ -47,7 +47,12 @@ class _Hidden:
 
 @dataclass(frozen=True)
 class PlayerView:
-    """Everything a player may know; nothing about stack order or removed tiles."""
+    """Everything a player may know; nothing about stack order or removed tiles.
+
+    Plain data, a snapshot of the moment it was made: :attr:`area` is a copy that shares
+    nothing that changes with the game (a player may push and pop on it), and nothing in a
+    view leads back to the state, its seed or its stacks.
+    """
 
     area: PlayArea
     revealed: Revealed | None
@@ -159,10 +164,10 @@ class CoopState:
         return self._seat.task_tiles_left()
 
     def view(self) -> PlayerView:
-        """What the players may know: the area, the revealed tile, counts and unseen tiles."""
+        """What the players may know: the area (a copy), the revealed tile, counts and unseen tiles."""
         unseen, markers = self._unseen.read(self.turns)
         return PlayerView(
-            self.area,
+            self.area.copy(),
             self.revealed,
             self.turn,
             self.player,

@@ -31,9 +31,7 @@ gives the mutable :class:`DuelState`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
 
 from dorf.games.seat import (
     ACTIVE_TASKS,
@@ -41,12 +39,10 @@ from dorf.games.seat import (
     WAITING,
     IllegalDecision,
     Revealed,
-    area_of,
+    Unseen,
+    Withheld,
     check_markers,
-    markers_unseen,
-    shown_areas,
     shuffle_stacks,
-    unseen_tiles,
 )
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
@@ -75,13 +71,16 @@ class DuelTurn:
 class DuelView:
     """What ``player`` may know: both areas, the revealed tile, counts, unseen tiles and markers.
 
-    While the other player has placed the revealed tile and this one has not, :attr:`areas`
-    shows the other's area as it was before the turn (built on first use, from ``withheld``).
+    Plain data, a snapshot of the moment it was made: :attr:`areas` are copies that share
+    nothing that changes with the game, and nothing in a view leads back to the state, its
+    seed or its stacks.  While the other player has placed the revealed tile and this one
+    has not, :attr:`areas` shows the other's area as it was before the turn.
     """
 
     player: int
     to_move: tuple[int, ...]
-    live: tuple[PlayArea, PlayArea]
+    #: Both areas as this player may see them (copies: a player may push and pop on them).
+    areas: tuple[PlayArea, PlayArea]
     revealed: Revealed | None
     turn: int
     landscapes_left: int
@@ -89,16 +88,11 @@ class DuelView:
     unseen: tuple[Tile, ...]
     markers_unseen: dict[str, tuple[int, ...]]
     doubles_unseen: tuple[tuple[str, str], ...]
-    withheld: Callable[[], PlayArea] | None = None
 
     @property
     def area(self) -> PlayArea:
-        return self.live[self.player]
-
-    @cached_property
-    def areas(self) -> tuple[PlayArea, PlayArea]:
-        """Both areas as this player may see them."""
-        return shown_areas(self.live, self.player, self.withheld)
+        """This player's own area (a copy)."""
+        return self.areas[self.player]
 
     def legal_placements(self) -> list[Placement]:
         if self.revealed is None or self.player not in self.to_move:
@@ -138,6 +132,8 @@ class DuelState:
         self.history: list[tuple[int, int]] = []
         self._hidden = shuffle_stacks(game.tileset, game.seed)
         self._moves: list[list[tuple[int, int]]] = [[], []]
+        self._unseen = Unseen(game.tileset)
+        self._withheld = Withheld()
         self._reveal()
 
     # --- what everyone sees -------------------------------------------------------
@@ -181,8 +177,10 @@ class DuelState:
 
     def area_before_turn(self, player: int) -> PlayArea:
         """A copy of ``player``'s area as it was before the current turn."""
-        placed = [(t.revealed, t.placements[player]) for t in self.turns[:-1]]
-        return area_of((revealed, at) for revealed, at in placed if at is not None)
+        area = self.areas[player]
+        if self.turns and self.turns[-1].placements[player] is not None:
+            return self._withheld.area(player, area)
+        return area.copy()
 
     def landscapes_left(self) -> int:
         return len(self._hidden.landscapes)
@@ -226,16 +224,19 @@ class DuelState:
         return 0 if a > b else 1
 
     def view(self, player: int) -> DuelView:
-        unseen = unseen_tiles(self.game.tileset, (t.revealed.tile_id for t in self.turns))
-        drawn = [t.revealed.task for t in self.turns if t.revealed.task is not None]
-        markers = markers_unseen(self.game.tileset, (task for task in drawn if task.type != DOUBLE))
+        unseen, markers = self._unseen.read(self.turns)  # (a Double marker has no pile of its kind)
         doubles = Counter(self.game.tileset.doubles)
-        doubles.subtract((task.types[0], task.types[1]) for task in drawn if task.type == DOUBLE)
+        for turn in self.turns:
+            task = turn.revealed.task
+            if task is not None and task.type == DOUBLE:
+                doubles[task.types[0], task.types[1]] -= 1
         other = 1 - player
+        mine = self.areas[player].copy()
+        theirs = self.area_before_turn(other) if other in self.pending() else self.areas[other].copy()
         return DuelView(
             player,
             self.to_move(),
-            self.areas,
+            (mine, theirs) if player == 0 else (theirs, mine),
             self.revealed,
             self.turn,
             self.landscapes_left(),
@@ -243,7 +244,6 @@ class DuelState:
             unseen,
             markers,
             tuple(sorted(doubles.elements())),
-            partial(self.area_before_turn, other) if other in self.pending() else None,
         )
 
     # --- changing the game ----------------------------------------------------------

@@ -34,10 +34,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
 from typing import NamedTuple
 
-from dorf.games.seat import WAITING, IllegalDecision, Revealed, Seat, area_of, shown_areas
+from dorf.games.seat import WAITING, IllegalDecision, Revealed, Seat, Withheld
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at
 from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
@@ -107,9 +106,11 @@ class HeadToHeadGame:
 class HeadToHeadView:
     """What ``player`` may know: everything on the table, nothing of the stacks' order.
 
-    While the other player has placed their tile of the round and this one has not, the
-    other's tile, stacks and unseen tiles are as they were before that placement, and
-    :attr:`areas` shows the other's area as it was then (built on first use, from ``withheld``).
+    Plain data, a snapshot of the moment it was made: :attr:`areas` are copies that share
+    nothing that changes with the game, and nothing in a view leads back to the state, its
+    seed or its stacks.  While the other player has placed their tile of the round and this
+    one has not, the other's tile, stacks, unseen tiles and area are as they were before
+    that placement.
     """
 
     player: int
@@ -117,21 +118,17 @@ class HeadToHeadView:
     to_move: tuple[int, ...]
     pool: tuple[int, ...]
     owned: tuple[tuple[int, ...], tuple[int, ...]]
-    live: tuple[PlayArea, PlayArea]
+    #: Both areas as this player may see them (copies: a player may push and pop on them).
+    areas: tuple[PlayArea, PlayArea]
     revealed: tuple[Revealed | None, Revealed | None]
     stacks_left: tuple[tuple[int, int], tuple[int, int]]
     unseen: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     tiles: tuple[Tile, ...]
-    withheld: Callable[[], PlayArea] | None = None
 
     @property
     def area(self) -> PlayArea:
-        return self.live[self.player]
-
-    @cached_property
-    def areas(self) -> tuple[PlayArea, PlayArea]:
-        """Both areas as this player may see them."""
-        return shown_areas(self.live, self.player, self.withheld)
+        """This player's own area (a copy)."""
+        return self.areas[self.player]
 
     def legal_placements(self) -> list[Placement]:
         revealed = self.revealed[self.player]
@@ -178,6 +175,7 @@ class HeadToHeadState:
         #: Every decision so far: (player, Pick or Placement), in order.
         self.history: list[tuple[int, Pick | Placement]] = []
         self.seats: tuple[Seat, Seat] | None = None
+        self._withheld = Withheld()
         if len(self.pool) <= 1:  # nothing to choose: the draft is over at once
             self.owned[1].extend(self.pool)
             self.pool.clear()
@@ -239,8 +237,7 @@ class HeadToHeadState:
     def area_before_round(self, player: int) -> PlayArea:
         """A copy of ``player``'s area as it was before their latest placement."""
         assert self.seats is not None
-        turns = self.seats[player].turns[: self._last_placed(player)]
-        return area_of((t.revealed, t.placement) for t in turns if t.placement is not None)
+        return self._withheld.area(player, self.seats[player].area)
 
     def area(self, player: int) -> PlayArea:
         """A player's play area (empty during the draft)."""
@@ -334,27 +331,29 @@ class HeadToHeadState:
         revealed = [self.revealed(0), self.revealed(1)]
         unseen = [self.unseen(0), self.unseen(1)]
         other = 1 - player
-        withheld = None
-        if other in self.pending():
+        pending = other in self.pending()
+        areas = [PlayArea(), PlayArea()]
+        if seats is not None:
+            areas[player] = seats[player].area.copy()
+            areas[other] = self.area_before_round(other) if pending else seats[other].area.copy()
+        if pending:
             assert seats is not None
             turns = seats[other].turns
             last = self._last_placed(other)
             revealed[other] = turns[last].revealed  # the tile they were placing
             since = self._revealed_since_placed(other)
             unseen[other] = tuple(sorted((*unseen[other], *since), key=_tile_order))
-            withheld = partial(self.area_before_round, other)
         return HeadToHeadView(
             player,
             self.phase,
             self.to_move(),
             tuple(self.pool),
             (tuple(self.owned[0]), tuple(self.owned[1])),
-            (self.area(0), self.area(1)),
+            (areas[0], areas[1]),
             (revealed[0], revealed[1]),
             (left[0], left[1]),
             (unseen[0], unseen[1]),
             self.game.tileset.tiles,
-            withheld,
         )
 
     def _draft_counts(self, player: int) -> tuple[int, int]:

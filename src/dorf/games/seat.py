@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
-from dorf.rules.area import COMPILED, IllegalPlacement, Placement, PlayArea, placement_at, placements_of
+from dorf.rules.area import (
+    COMPILED,
+    IllegalPlacement,
+    PlacedTile,
+    Placement,
+    PlayArea,
+    placement_at,
+    placements_of,
+)
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import Task, TaskSpec, TaskStatus
 from dorf.rules.tiles import Tile, TileSet
@@ -154,25 +162,39 @@ def unseen_tiles(tileset: TileSet, seen: Iterable[int]) -> tuple[Tile, ...]:
     return tuple(tiles[i] for i in _canonical(tileset) if i not in gone)
 
 
-def area_of(placed: Iterable[tuple[Revealed, Placement]]) -> PlayArea:
-    """A new play area with these tiles placed in order: what an area looked like before its
-    latest placement, for a view that may not show that placement yet."""
-    area = PlayArea()
-    for revealed, placement in placed:
-        tile = revealed.tile
-        area.push(tile.face, cell_of(*placement.at), placement.rot, flag=tile.flag, task=revealed.task)
+def place_again(area: PlayArea, placed: Iterable[PlacedTile]) -> PlayArea:
+    """Place these tiles (of another area) on ``area``, in order; returns ``area``."""
+    for tile in placed:
+        task = None if tile.task is None else tile.task.spec
+        area.push(tile.face, cell_of(*tile.at), tile.rot, flag=tile.flag, task=task)
     return area
 
 
-def shown_areas(
-    live: tuple[PlayArea, PlayArea], player: int, withheld: Callable[[], PlayArea] | None
-) -> tuple[PlayArea, PlayArea]:
-    """Both areas as ``player`` may see them: the other's from ``withheld`` if it holds a
-    placement ``player`` may not see yet (else the live areas)."""
-    if withheld is None:
-        return live
-    other = withheld()
-    return (live[0], other) if player == 0 else (other, live[1])
+class Withheld:
+    """Per player, their area as it was before its latest placement: what a view shows of an
+    area whose latest placement the viewer may not see yet (rules note 30).
+
+    It is the tiles placed before laid again, not a copy with the latest popped: undoing a
+    placement puts the cell it took back at the end of the frontier, and the order of the
+    legal moves would tell where the other player placed.  The area is kept, and grows by
+    the tiles placed since while those before stay (the last of them is the same object in
+    the live area: a placed tile is made anew by each placement); each view gets a copy.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[int, PlacedTile | None, PlayArea]] = {}
+
+    def area(self, player: int, live: PlayArea) -> PlayArea:
+        """A copy of ``live``, ``player``'s area, without its latest placement."""
+        placed = live.placed
+        count = len(placed) - 1
+        kept = self._kept.get(player)
+        if kept is not None and kept[0] <= count and (kept[0] == 0 or placed[kept[0] - 1] is kept[1]):
+            area = place_again(kept[2], placed[kept[0] : count])
+        else:
+            area = place_again(PlayArea(), placed[:count])
+        self._kept[player] = (count, placed[count - 1] if count > 0 else None, area)
+        return area.copy()
 
 
 def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tuple[int, ...]]:
@@ -188,6 +210,13 @@ def markers_unseen(tileset: TileSet, drawn: Iterable[TaskSpec]) -> dict[str, tup
                 left.remove(value)
         out[kind] = tuple(left)
     return out
+
+
+class Revealing(Protocol):
+    """A turn of any game: what it revealed (a seat's :class:`Turn`, a Duel's turn)."""
+
+    @property
+    def revealed(self) -> Revealed: ...
 
 
 class Unseen:
@@ -207,10 +236,10 @@ class Unseen:
         self._present = bytearray(b"\x01") * len(self._in_order)
         self._left = {kind: sorted(values) for kind, values in sorted(self.tileset.markers.items())}
         self._count = 0
-        self._last: Turn | None = None
+        self._last: Revealing | None = None
         self._tiles: tuple[Tile, ...] | None = None
 
-    def read(self, turns: list[Turn]) -> tuple[tuple[Tile, ...], dict[str, tuple[int, ...]]]:
+    def read(self, turns: Sequence[Revealing]) -> tuple[tuple[Tile, ...], dict[str, tuple[int, ...]]]:
         """The tiles not revealed in ``turns`` (canonical order) and, per task type, the values
         of the markers not drawn in them (a new dict each call)."""
         count = self._count

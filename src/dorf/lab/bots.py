@@ -188,6 +188,20 @@ def _canon(document: Json, seat: int) -> list[int] | None:
     return tile.get("canon") if isinstance(tile, dict) else None
 
 
+def answers_another(line: bytes, number: int) -> bool:
+    """Whether an answer says it is for another decision than ``number`` (its optional
+    ``"decision"`` field): a line written late for an earlier one, dropped.
+
+    >>> answers_another(b'{"at": [0, 1], "rot": 3, "decision": 2}', 3), answers_another(b'{"pick": 4}', 3)
+    (True, False)
+    """
+    try:
+        answer = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(answer, dict) and "decision" in answer and answer["decision"] != number
+
+
 def read_answer(line: bytes, moves: list[Json], canon: list[int] | None = None) -> Json:
     """The legal move an answer line names (a rotation the same as a listed one counts as it);
     :class:`Lost` saying what is wrong otherwise.
@@ -476,8 +490,12 @@ class Bot:
                     "moves": moves,
                 }
                 process.send(line_of(message), deadline)
-                line = process.receive(deadline, late=f"no answer within {self.seconds:g} s")
-                return read_answer(line, moves, _canon(document, seat))
+                while True:
+                    line = process.receive(deadline, late=f"no answer within {self.seconds:g} s")
+                    if answers_another(line, number):  # said for an earlier decision: not the answer
+                        self.log(f"dorf: {self.label} wrote 1 line(s) nobody asked for: ignored")
+                        continue
+                    return read_answer(line, moves, _canon(document, seat))
             except Lost as lost:
                 self.lost += 1
                 fallback = moves[0]

@@ -195,7 +195,7 @@ class _Core:
         drawn = [t.revealed.task for t in turns if t.revealed.task is not None]
         revealed: Revealed | None = None if self.is_chance else seat.revealed
         return PlayerView(
-            seat.area,
+            seat.area.copy(),
             revealed,
             len(turns),
             0,

@@ -21,7 +21,8 @@ Encoders read only a view (``CoopState.view()``, ``DuelState.view(p)``,
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter, itemgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -32,8 +33,8 @@ from dorf.games.headtohead import DRAFT, LAYING, HeadToHeadView
 from dorf.games.seat import Revealed
 from dorf.rl.window import Window
 from dorf.rules.area import FIGURES_PER_TILE, PlacedTile, PlayArea
-from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, cell_of, hex_of
-from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, OPEN, Task
+from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of
+from dorf.rules.tasks import COMPLETED, CONNECTION, DOUBLE, OPEN, Task, TaskSpec
 from dorf.rules.terrain import AREA_INDEX, LETTERS, TASK_LETTER
 from dorf.rules.tiles import Tile, TileSet, rotate
 
@@ -151,7 +152,8 @@ class Encoder:
             np.array([h for _, h in layout], dtype=np.float32)[:, None, None], self.shape
         ).copy()
         self._n = float(len(tileset.tiles))
-        self._cache: dict[tuple[str, int], _Marks] = {}
+        #: Per area prefix, the marks of the areas seen lately, the latest first.
+        self._cache: dict[str, list[_Marks]] = {}
         #: How many planes one area has (they follow each other, from its ``tile`` plane).
         self._area_planes = len(_area_names("", len(tileset.tiles)))
         #: The planes from here on hold one value each over the whole grid (all but the id planes).
@@ -336,41 +338,57 @@ class Encoder:
         tasks = area.tasks
         if len(tasks) > marks.tasks:
             index, spot = self.window.index, self._spot
-            for task in tasks[marks.tasks :]:
+            for number, task in enumerate(tasks[marks.tasks :], marks.tasks):
                 i = index.get(task.cell)
                 if i is not None:
                     flat[type_plane[task.spec.type] * cells + spot[i]] = task.spec.value / SCALE
-                    marks.open.append((task, spot[i]))
+                    marks.open.append((number, spot[i]))
             marks.tasks = len(tasks)
-        still: list[tuple[Task, int]] = []
-        for task, at in marks.open:
+            marks.task_keys.extend(map(_task_key, tasks[len(marks.task_keys) :]))
+        still: list[tuple[int, int]] = []
+        for number, at in marks.open:
+            task = tasks[number]
             if task.status is OPEN:
                 spec = task.spec
                 flat[size_plane * cells + at] = _task_size(
                     area, task.cell, spec.type, spec.letters, spec.value
                 )
-                still.append((task, at))
+                still.append((number, at))
             else:
                 flat[size_plane * cells + at] = 0.0
                 flat[(completed if task.status is COMPLETED else failed) * cells + at] = 1.0
         marks.open = still
 
     def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
-        """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles."""
-        key = (prefix, id(area))
-        marks = self._cache.get(key)
+        """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles.
+
+        Views hand out copies of the areas, a new one each time: the marks kept are those of
+        the areas seen lately whose first tiles are this area's first tiles (compared by what
+        they are, not by identity): the latest used if they fit, else those with the most."""
+        kept = self._cache.setdefault(prefix, [])
+        marks = kept[0] if kept and kept[0].fits(area) else None  # most often: the latest
+        if marks is None:
+            for candidate in kept[1:]:
+                if (marks is None or candidate.count > marks.count) and candidate.fits(area):
+                    marks = candidate
         _, tile_plane, frontier, edge0, open0, flag0 = self._bases[prefix]
         cells = self.window.side**2
         tile_plane *= cells
         frontier *= cells
         spot = self._spot
-        if marks is None or not marks.fits(area):
-            if len(self._cache) >= _CACHED_AREAS:
-                self._cache.clear()
-            marks = self._cache[key] = _Marks(area, self._area_planes, self.window)
+        if marks is None:
+            del kept[_CACHED_AREAS - 1 :]
+            marks = _Marks(self._area_planes, self.window)
             # An empty area's frontier is [0, 0].
             if not area.placed and ORIGIN in self.window:
                 marks.flat[frontier + spot[self.window.index[ORIGIN]]] = 1.0
+            kept.insert(0, marks)
+        else:
+            if marks is not kept[0]:
+                kept.remove(marks)
+                kept.insert(0, marks)
+            if marks.anchor >= 0:  # this area's own object there, for the identity check next time
+                marks.anchor_tile = area.placed[marks.anchor]
         placed = area.placed
         if len(placed) > marks.count:
             flat = marks.flat
@@ -401,8 +419,12 @@ class Encoder:
                 if tile.flag is not None:
                     flat[(flag0 + FLAG_LETTERS.index(tile.flag)) * cells + here] = 1.0
                 marks.fresh.append((number, here))
+            for number in range(len(placed) - 1, marks.count - 1, -1):
+                if placed[number].task is None:
+                    marks.anchor, marks.anchor_tile = number, placed[number]
+                    break
             marks.count = len(placed)
-            marks.last = placed[-1]
+            marks.heads.extend(map(_head, placed[len(marks.heads) :]))
         return marks
 
     def _tile(self, fill: _Fill, revealed: Revealed | None, present: bool) -> None:
@@ -454,21 +476,24 @@ _Fill = list[float]
 _PREFIXES = ("", "own:", "opp:")
 #: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
 _GROUP_COLUMNS = tuple(1 + 2 * AREA_INDEX[letter] for letter in GROUP_LETTERS)
-#: Areas whose marks an encoder keeps (two a view; a few views' worth).
-_CACHED_AREAS = 8
+#: Areas whose marks an encoder keeps per area prefix (the areas of a few games' seats).
+_CACHED_AREAS = 4
 
 
 class _Marks:
-    """An area's block of planes as of its first ``count`` tiles (``last`` the latest), with
+    """An area's block of planes as of its first ``count`` tiles (``heads``: what each is;
+    ``anchor``: the number and the object of the last of them without a task, or -1), with
     the places of its tiles' group figures (``sources`` in :meth:`PlayArea.tile_figures`,
     ``targets`` in the flattened block, ``size`` of them in use), the tiles inside the window
     whose places are still to find (``fresh``: number in the order placed, place in a plane),
-    how many of the area's tasks are marked and those inside the window still open."""
+    how many of the area's tasks are marked (``task_keys``: what each is) and those inside the
+    window still open (number in the order placed, place in a plane)."""
 
-    def __init__(self, area: PlayArea, planes: int, window: Window) -> None:
-        self.area = area
+    def __init__(self, planes: int, window: Window) -> None:
         self.count = 0
-        self.last: PlacedTile | None = None
+        self.heads: list[tuple[str, Hex, int, str | None]] = []
+        self.anchor = -1
+        self.anchor_tile: PlacedTile | None = None
         self.block: Planes = np.zeros((planes, window.side, window.side), dtype=np.float32)
         self.flat: Planes = self.block.reshape(-1)
         capacity = 2 * len(GROUP_LETTERS) * window.size  # each tile inside, each letter
@@ -477,16 +502,43 @@ class _Marks:
         self.size = 0
         self.fresh: list[tuple[int, int]] = []
         self.tasks = 0
-        self.open: list[tuple[Task, int]] = []
+        self.task_keys: list[tuple[int, TaskSpec]] = []
+        self.open: list[tuple[int, int]] = []
 
     def fits(self, area: PlayArea) -> bool:
-        """Whether these are still the marks of ``area``'s first tiles (none taken back since)."""
+        """Whether these are marks of ``area``'s first tiles: the same tiles, in the same places
+        and order, with the same tasks (whichever area, or copy of one, they were made from).
+
+        A placed tile without a task is an immutable object that an area and its copies share
+        while it stays where it is: found at the same number in ``area``, the anchor vouches
+        for every tile up to it, and only the task tiles after it are compared."""
         placed = area.placed
-        return (
-            self.area is area
-            and len(placed) >= self.count
-            and (self.count == 0 or placed[self.count - 1] is self.last)
-        )
+        count = self.count
+        if len(placed) < count:
+            return False
+        if count == 0:
+            return True
+        anchor = self.anchor
+        if anchor >= 0 and placed[anchor] is self.anchor_tile:
+            if anchor == count - 1:
+                return True
+            start = anchor + 1
+        else:
+            start = 0
+        heads = self.heads
+        if _head(placed[count - 1]) != heads[-1]:
+            return False
+        if list(map(_head, placed[start:count])) != heads[start:]:
+            return False
+        later = self.tasks if start == 0 else count - start  # the tiles after the anchor carry tasks
+        first = self.tasks - later
+        return list(map(_task_key, area.tasks[first : self.tasks])) == self.task_keys[first:]
+
+
+#: What a placed tile is, whatever area (or copy) holds it: face, place, rotation, flag.
+_head: Callable[[PlacedTile], tuple[str, Hex, int, str | None]] = itemgetter(0, 1, 2, 3)
+#: What a task is: its cell and its spec.
+_task_key: Callable[[Task], tuple[int, TaskSpec]] = attrgetter("cell", "spec")
 
 
 def _task_size(area: PlayArea, cell: int, kind: str, letters: str, value: int) -> float:

@@ -2094,7 +2094,120 @@ Area_sizeof(Area *self, PyObject *Py_UNUSED(ignored))
     return PyLong_FromSize_t(size);
 }
 
+/* A copy of an array of n items with room for cap (NULL for an empty one), or -1. */
+static int
+copy_array(void **to, const void *from, int32_t n, int32_t cap, size_t item)
+{
+    *to = NULL;
+    if (cap <= 0)
+        return 0;
+    *to = PyMem_Malloc((size_t)cap * item);
+    if (*to == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (n > 0)
+        memcpy(*to, from, (size_t)n * item);
+    return 0;
+}
+
+static int
+omap_copy(OMap *to, const OMap *from)
+{
+    if (copy_array((void **)&to->entries, from->entries, from->n, from->cap, sizeof(OEntry)) < 0 ||
+        copy_array((void **)&to->index, from->index, 2 * from->cap, 2 * from->cap, sizeof(int32_t)) < 0)
+        return -1;
+    to->mask = from->mask;
+    to->n = from->n;
+    to->cap = from->cap;
+    to->alive = from->alive;
+    return 0;
+}
+
+/* PlayArea.copy: a new area equal to this one in every respect, its journal too (it pops back
+   as far), that shares nothing that changes with it: new Task objects, and new placed tiles
+   for those that carry one (the others are immutable and shared). */
+static PyObject *
+Area_copy(Area *self, PyObject *Py_UNUSED(ignored))
+{
+    PyTypeObject *type = Py_TYPE(self);
+    Area *copy = (Area *)type->tp_alloc(type, 0); /* zeroed: an area of nothing */
+    if (copy == NULL)
+        return NULL;
+    if (copy_array((void **)&copy->tiles, self->tiles, self->ntiles, self->captiles, sizeof(TileRec)) < 0 ||
+        copy_array((void **)&copy->nodes, self->nodes, self->ntiles * NODE, self->captiles * NODE,
+                   sizeof(NodeRec)) < 0)
+        goto fail;
+    copy->captiles = self->captiles;
+    copy->ntiles = self->ntiles;
+    if (omap_copy(&copy->board, &self->board) < 0 || omap_copy(&copy->frontier, &self->frontier) < 0 ||
+        omap_copy(&copy->plain, &self->plain) < 0)
+        goto fail;
+    memcpy(copy->longest, self->longest, sizeof(self->longest));
+    memcpy(copy->pairs, self->pairs, sizeof(self->pairs));
+    copy->connections = self->connections;
+    copy->active = self->active;
+    if (copy_array((void **)&copy->attach, self->attach, self->nattach, self->capattach, sizeof(Attach)) < 0)
+        goto fail;
+    copy->nattach = self->nattach;
+    copy->capattach = self->capattach;
+    if (copy_array((void **)&copy->journal, self->journal, self->njournal, self->capjournal, sizeof(JEntry)) < 0)
+        goto fail;
+    copy->njournal = self->njournal;
+    copy->capjournal = self->capjournal;
+    if (copy_array((void **)&copy->tjournal, self->tjournal, self->ntjournal, self->captjournal,
+                   sizeof(TJEntry)) < 0)
+        goto fail;
+    copy->ntjournal = self->ntjournal;
+    copy->captjournal = self->captjournal;
+    if (copy_array((void **)&copy->taskrecs, self->taskrecs, self->ntasks, self->captasks, sizeof(TaskRec)) < 0)
+        goto fail;
+    copy->captasks = self->captasks;
+    for (int32_t i = 0; i < self->ntasks; i++)
+        copy->taskrecs[i].obj = NULL;
+    copy->ntasks = self->ntasks; /* the traversal and release skip the NULLs */
+    copy->tasks = PyList_New(self->ntasks);
+    copy->placed = PyList_New(self->ntiles);
+    if (copy->tasks == NULL || copy->placed == NULL)
+        goto fail;
+    for (int32_t i = 0; i < self->ntasks; i++) {
+        const TaskRec *tr = &self->taskrecs[i];
+        PyObject *spec = PyObject_GetAttrString(tr->obj, "spec");
+        PyObject *cell = spec == NULL ? NULL : PyLong_FromLong(self->tiles[tr->tile].cell);
+        PyObject *obj = cell == NULL ? NULL : PyObject_CallFunctionObjArgs(TaskType, cell, spec, NULL);
+        Py_XDECREF(spec);
+        Py_XDECREF(cell);
+        if (obj == NULL)
+            goto fail;
+        copy->taskrecs[i].obj = obj;
+        PyList_SET_ITEM(copy->tasks, i, Py_NewRef(obj));
+        if (tr->status != OPEN_ && PyObject_SetAttr(obj, str_status, STATUS[tr->status]) < 0)
+            goto fail;
+    }
+    for (int32_t i = 0; i < self->ntiles; i++) {
+        PyObject *tile = PyList_GET_ITEM(self->placed, i);
+        int16_t task = self->tiles[i].task;
+        if (task < 0) {
+            PyList_SET_ITEM(copy->placed, i, Py_NewRef(tile));
+            continue;
+        }
+        PyObject *placed = ((PyTypeObject *)PlacedTileType)->tp_alloc((PyTypeObject *)PlacedTileType, 5);
+        if (placed == NULL)
+            goto fail;
+        for (int j = 0; j < 4; j++)
+            PyTuple_SET_ITEM(placed, j, Py_NewRef(PyTuple_GET_ITEM(tile, j)));
+        PyTuple_SET_ITEM(placed, 4, Py_NewRef(copy->taskrecs[task].obj));
+        PyList_SET_ITEM(copy->placed, i, placed);
+    }
+    return (PyObject *)copy;
+fail:
+    Py_DECREF(copy);
+    return NULL;
+}
+
 static PyMethodDef Area_methods[] = {
+    {"copy", (PyCFunction)Area_copy, METH_NOARGS,
+     "A new area equal to this one, its journal too, sharing nothing that changes with it."},
     {"push", (PyCFunction)(void (*)(void))Area_push, METH_FASTCALL | METH_KEYWORDS,
      "Place a tile without checking it."},
     {"pop", (PyCFunction)Area_pop, METH_NOARGS, "Undo the last placement exactly and return it."},

@@ -1006,6 +1006,36 @@ class PlayArea:
         del self._parent[-_NODE:], self._size[-_NODE:], self._open[-_NODE:]
         return tile
 
+    def copy(self) -> PlayArea:
+        """A new area equal to this one in every respect, its journal too (it pops back as far),
+        that shares nothing that changes with it: its own :class:`Task` objects, and new placed
+        tiles for those that carry one (the others are immutable and shared).  What a view hands
+        a player: a snapshot, however the game goes on."""
+        new = object.__new__(type(self))
+        moved = {t: Task(t.cell, t.spec, t.status) for t in self.tasks}
+        new._board = self._board.copy()
+        new._tile_of = self._tile_of.copy()
+        new._frontier = self._frontier.copy()
+        new._plain = self._plain.copy()
+        new._parent = self._parent[:]
+        new._size = self._size[:]
+        new._open = self._open[:]
+        new._tasks_at = {root: tuple(moved[t] for t in tasks) for root, tasks in self._tasks_at.items()}
+        new._longest = self._longest.copy()
+        new._pairs = self._pairs.copy()
+        new._connections = {cell: moved[t] for cell, t in self._connections.items()}
+        new._journal = self._journal[:]
+        new._task_journal = [(moved[t], status) for t, status in self._task_journal]
+        new._tasks_journal = [
+            (root, None if old is None else tuple(moved[t] for t in old)) for root, old in self._tasks_journal
+        ]
+        new._marks = self._marks[:]
+        new.placed = [p if p.task is None else p._replace(task=moved[p.task]) for p in self.placed]
+        new.tasks = list(moved.values())
+        new._active = self._active
+        new._cells = self._cells.copy()
+        return new
+
 
 def _minus_value(item: tuple[float, tuple[int, int]]) -> float:
     return -item[0]
