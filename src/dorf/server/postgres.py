@@ -300,10 +300,14 @@ class PostgresStorage:
             conn.execute(f"DELETE FROM server_hit WHERE at < {EPOCH} - 60")
 
     def leave(self, instance: str) -> None:
-        """This server stops: its clients are gone."""
+        """This server stops: its clients are gone, and the games it thought for may be thought
+        for by another at once (not once its leases run out)."""
         with self.transaction() as conn:
             conn.execute("DELETE FROM server_client WHERE instance = %s", (instance,))
             conn.execute("DELETE FROM server_instance WHERE id = %s", (instance,))
+            conn.execute(
+                "UPDATE server_game SET thinker = NULL, think_until = NULL WHERE thinker = %s", (instance,)
+            )
 
     def seat_client(
         self,
