@@ -8,6 +8,7 @@ in flight again with the same key, and still nothing is lost or made twice."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import psycopg
@@ -15,10 +16,15 @@ import pytest
 
 from dorf.server import loadtest
 
+pytestmark = pytest.mark.slow  # real server processes, as the benchmark runs them
+
 
 def bench(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, Any]], str]:
-    """Run the benchmark in this process: its exit code, its JSON lines, and all it printed."""
-    code = loadtest.main(list(argv))
+    """Run the benchmark in this process (in a thread of its own: an earlier test of this worker
+    may have left an event loop set in the main thread): its exit code, its JSON lines, and all
+    it printed."""
+    with ThreadPoolExecutor(1) as pool:
+        code = pool.submit(loadtest.main, list(argv)).result()
     out = capsys.readouterr().out
     return code, [json.loads(line) for line in out.splitlines() if line.startswith("{")], out
 

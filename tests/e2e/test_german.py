@@ -11,9 +11,12 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from conftest import PHONE, WIDE, Pages
 from dorf.server.assets import web_root
+
+pytestmark = pytest.mark.slow  # a real browser
 
 GERMAN = "de-DE"
 
