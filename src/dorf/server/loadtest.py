@@ -139,6 +139,8 @@ class Play:
     killed: bool = False
     #: After connecting again, send the last move acknowledged once more (same key) first.
     repeat_last: bool = False
+    #: Whether the server knows move keys (a server of an older commit, for --against, does not).
+    keys: bool = True
 
 
 @dataclass
@@ -275,7 +277,8 @@ async def _play(
             elif what == "move" and sent_move is not None:
                 figures.moves.append(elapsed)
                 figures.moves_after_reconnect += reconnected
-                figures.acknowledged.add(sent_move["key"])
+                if "key" in sent_move:
+                    figures.acknowledged.add(sent_move["key"])
                 figures.again += bool(message.get("again"))
                 hand.last = sent_move
             elif what == "repeat":
@@ -334,7 +337,8 @@ async def _play(
                 await ws.send(json.dumps({**move, "type": "preview", "id": next_id}))
                 next_id += 1
         hand.number += 1
-        move["key"] = f"{play.prefix}-{place.game}-{seat}-{hand.number}"
+        if play.keys:
+            move["key"] = f"{play.prefix}-{place.game}-{seat}-{hand.number}"
         hand.inflight = move
         pending[next_id] = ("move", time.perf_counter(), move)
         await ws.send(json.dumps({**move, "id": next_id}))
@@ -379,6 +383,7 @@ async def run(
         figures,
         think,
         repeat_last=repeat_last,
+        keys="instance" in (_health(bases[0]) or {}),
     )
     started = time.perf_counter()
 
@@ -505,10 +510,11 @@ def _serve(db: str, src: str | None, port: int) -> Instance:
     command += ["--db", db, "--ai-workers", "0", "--ai-delay", "0", "--log-level", "error"]
     command += ["--create-limit", "0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    if src is None:  # an older server has no such option (nor such a limit)
-        command += ["--max-connections-per-address", "0"]
-    else:
+    if src is not None:
         env["PYTHONPATH"] = str(Path(src).resolve())
+    cli = Path(src) / "dorf" / "server" / "cli.py" if src is not None else None
+    if cli is None or "--max-connections-per-address" in cli.read_text(encoding="utf-8"):
+        command += ["--max-connections-per-address", "0"]  # an older server may have no such limit
     return Instance(subprocess.Popen(command, env=env), f"http://127.0.0.1:{port}")
 
 
