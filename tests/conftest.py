@@ -1,10 +1,11 @@
-"""Every engine test runs on both play-area backends: the compiled core and the pure Python one.
+"""Fixtures every folder of tests may use: the play-area backend of a test (parametrised in
+``engine/conftest.py``), a database of the test's own (parametrised in ``server/conftest.py``), a
+throwaway PostgreSQL cluster per test process, and a quick coach.
 
-The modules listed in ENGINE_TESTS get an extra parameter, ``[compiled]`` and ``[pure]``,
-and run with ``PlayArea()`` making areas of that backend (``dorf.rules.area.use_backend``).
-Where the compiled core is not built (no C compiler, or DORF_PURE=1) they run once, pure;
-``tests/test_backends.py`` fails that run if DORF_REQUIRE_COMPILED=1 (as ``./run.sh test``
-sets it where a C compiler is).
+The tests live in folders by what they test: ``engine/`` (rules, games, formats: named rule
+tests, golden games, property tests), ``players/``, ``commands/`` (the ``dorf`` commands and the
+terminal), ``campaign/``, ``server/`` (on SQLite and PostgreSQL), ``rl/``, ``docs/`` and ``e2e/``
+(real Chromium).  Each folder's parametrisation is in its own ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -16,49 +17,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from dorf.rules.area import COMPILED, use_backend
+from dorf.rules.area import use_backend
 
 if TYPE_CHECKING:
-    from dorf.server.pgcluster import Cluster
-
-#: The test modules of the engine (rules, games, formats, players).
-ENGINE_TESTS = {
-    "test_analyse",
-    "test_coop",
-    "test_cli_score",
-    "test_golden",
-    "test_golden_duel",
-    "test_golden_head_to_head",
-    "test_hint",
-    "test_notation",
-    "test_property",
-    "test_property_duel",
-    "test_property_head_to_head",
-    "test_rules",
-    "test_rules_duel",
-    "test_rules_head_to_head",
-    "test_simulate_players",
-    "test_tiles",
-    "test_tileset_duel",
-    "test_tileset_head_to_head",
-    "test_views_are_data",
-}
-AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
-
-
-#: The server's tests that run on both databases: ``db`` is a SQLite file, then a PostgreSQL
-#: database of the test's own (``[sqlite]``, ``[postgresql]``).  A test there that reads the
-#: SQLite file itself is marked ``sqlite_only``.
-SERVER_TESTS = {"test_server", "test_server_deltas", "test_server_edge", "test_server_fairness"}
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    stem = Path(metafunc.definition.fspath).stem
-    if stem in ENGINE_TESTS:
-        metafunc.parametrize("engine_backend", AVAILABLE, indirect=True)
-    if stem in SERVER_TESTS and "db" in metafunc.fixturenames:
-        sqlite_only = metafunc.definition.get_closest_marker("sqlite_only") is not None
-        metafunc.parametrize("db", ["sqlite"] if sqlite_only else ["sqlite", "postgresql"], indirect=True)
+    from dorf.testing.pgcluster import Cluster
 
 
 @pytest.fixture(autouse=True)
@@ -82,10 +44,10 @@ def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 @pytest.fixture
 def db(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A database of the test's own (the server's and the campaigns' tests): a SQLite file, or
-    for the server's tests in SERVER_TESTS also a PostgreSQL database's URL (typed as a Path for
-    the tests that only hand it to the server); the campaigns of a server on PostgreSQL stay in
-    the SQLite file of $DORF_DB, the test's own too."""
+    """A database of the test's own (the server's and the campaigns' tests): a SQLite file, or for
+    the server tests that run on both (``server/conftest.py``) also a PostgreSQL database's URL
+    (typed as a Path for the tests that only hand it to the server); the campaigns of a server on
+    PostgreSQL stay in the SQLite file of $DORF_DB, the test's own too."""
     if getattr(request, "param", "sqlite") == "postgresql":
         monkeypatch.setenv("DORF_DB", str(tmp_path / "campaigns.sqlite3"))
         url: Path = request.getfixturevalue("pg_url")
@@ -96,7 +58,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Monke
 @pytest.fixture
 def quick_coach(monkeypatch: pytest.MonkeyPatch) -> None:
     """The coach behind hints at a tiny budget, for tests of who gets a hint, not of the advice."""
-    from dorf.server import hints
+    from dorf.server.computer import hints
 
     monkeypatch.setattr(hints, "HINT_PLAYER", "planner:1")
 
@@ -107,7 +69,7 @@ def pg_cluster() -> Iterator[Cluster]:
     folder on a free port; skipped where PostgreSQL is not installed, a failure there if
     DORF_REQUIRE_POSTGRES=1 (as ``./run.sh test`` sets it where it is or it installed it)."""
     try:
-        from dorf.server.pgcluster import Cluster, find_bin
+        from dorf.testing.pgcluster import Cluster, find_bin
     except ImportError as error:  # psycopg, of the web extra
         missing = f"the PostgreSQL tests need psycopg 3 (pip install -e '.[web]'): {error}"
     else:

@@ -17,8 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-
-from conftest import PHONE, WIDE, Pages
+from browsing import PHONE, WIDE, Pages, create
 
 pytestmark = pytest.mark.slow
 
@@ -65,13 +64,6 @@ class Audit:
 
     def done(self) -> None:
         assert not self.failing, "axe found:\n" + "\n".join(self.lines)
-
-
-def create(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
-    made = httpx.post(server_url + "/api/games", json=body)
-    assert made.status_code == 201, made.text
-    data: dict[str, Any] = made.json()
-    return data
 
 
 def computers(count: int, seed: int) -> dict[str, Any]:

@@ -7,24 +7,18 @@ import re
 from typing import Any
 
 import pytest
-
-from conftest import Pages, start_from_lobby, version, wait_version_after
+from browsing import (
+    Pages,
+    decide_elsewhere,
+    place_by_clicking,
+    start_from_lobby,
+    tokens_of,
+    version,
+    wait_turn,
+    wait_version_after,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def place_by_clicking(page: Any, rng: random.Random) -> None:
-    """Choose a highlighted cell, check the preview, click it again to place."""
-    cells = page.locator(".legal-cell")
-    count = cells.count()
-    assert count > 0
-    cell = cells.nth(rng.randrange(count))
-    old = version(page)
-    cell.click()
-    page.locator("#place-button").wait_for()
-    page.locator(".card-preview .score-delta").wait_for()
-    cell.click()  # the same cell again: place
-    wait_version_after(page, old)
 
 
 def what_it_shows(page: Any) -> dict[str, Any]:
@@ -42,6 +36,14 @@ def what_it_shows(page: Any) -> dict[str, Any]:
     # choice (the area of whoever placed last), not the game's.
     shown["score"] = re.sub(r"longest river \d+ · longest track \d+", "", shown["score"] or "")
     return shown
+
+
+#: Whether the page's seat has a tile to place now, the game's version, and whether it is over.
+TURN = """() => ({
+  version: Number(document.body.dataset.version || -1),
+  over: document.body.dataset.over === "1",
+  moves: document.body.dataset.mine === "1" && !!document.querySelector(".legal-cell"),
+})"""
 
 
 def same_as_a_fresh_page(page: Any, fresh: Any) -> None:
@@ -129,17 +131,30 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
     assert "Bob is placing this tile" in ann.locator("#tile-whose").text_content()
     assert ann.locator('.area-pane[data-area="1"] .banner').inner_text() == "Bob is placing this tile"
     assert "Your turn" not in ann.locator('.area-pane[data-area="0"] .banner').inner_text()
+    # The first rounds by clicking; the middle of the game from the players' other devices (over
+    # the websocket, as a page plays), all three pages following every move meanwhile; the last
+    # landscapes by clicking again.
     players = [ann, bob]
+    game_id = ann.url.split("/game/")[1].split("#")[0]
+    rounds = 0
     for _ in range(400):
-        if all(p.evaluate("document.body.dataset.over") == "1" for p in players):
+        shown = [page.evaluate(TURN) for page in players]
+        if all(s["over"] for s in shown):
             break
-        moved = False
-        for page in players:
-            if page.evaluate("document.body.dataset.mine") == "1" and page.locator(".legal-cell").count():
-                place_by_clicking(page, rng)
-                moved = True
-        if not moved:
-            ann.wait_for_timeout(50)
+        if rounds == 3:
+            tokens = tokens_of(ann, game_id) + tokens_of(bob, game_id)
+            game = decide_elsewhere(server_url, game_id, tokens, until=lambda game: game["left"][0][1] <= 2)
+            for page in (*players, spectator):
+                wait_version_after(page, game["version"] - 1)
+            rounds += 1
+            continue
+        movers = [page for page, s in zip(players, shown, strict=True) if s["moves"]]
+        for page in movers:
+            place_by_clicking(page, rng)
+        rounds += bool(movers)
+        if not movers:  # a page has not heard of the last placement yet: wait for the one behind
+            behind, seen = min(zip(players, shown, strict=True), key=lambda ps: ps[1]["version"])
+            wait_version_after(behind, seen["version"])
     for page in players:
         page.locator("#score-pad").wait_for()
         assert re.search(r"wins|shared victory", page.locator("#score-pad").inner_text())
@@ -241,13 +256,15 @@ def test_a_hint_against_the_computer_is_shown_though_the_computer_moved_meanwhil
     # A computer that thinks about a second: its hidden placement comes while the coach thinks.
     seats = [{"kind": "here"}, {"kind": "computer", "player": "search:1s"}]
     made = httpx.post(server_url + "/api/games", json={"mode": "head-to-head", "seats": seats}).json()
+    # The draft but its last picks from another device of the seat's, the computer picking between.
+    decide_elsewhere(server_url, made["id"], made["tokens"]["0"], until=lambda game: len(game["pool"]) <= 4)
     page = pages.wide()
     page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
     hints = 0
     while hints < 1:  # one hint, once the draft is done
-        page.wait_for_function("document.body.dataset.mine === '1'")
-        old = version(page)
-        if page.evaluate("document.body.dataset.phase") == "draft":
+        shown = wait_turn(page)
+        old = shown["version"]
+        if shown["phase"] == "draft":
             page.locator("#draft-pool button.pool-tile").first.click()
             wait_version_after(page, old)
             continue

@@ -7,8 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-
-from conftest import Pages
+from browsing import Pages
 
 pytestmark = pytest.mark.slow
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 import httpx
 import pytest
+from browsing import PHONE, WIDE, Pages, create, finished
 
-from conftest import PHONE, WIDE, Pages
-from dorf.server.assets import web_root
+from dorf.server.edge.assets import web_root
 
 pytestmark = pytest.mark.slow  # a real browser
 
@@ -73,20 +72,6 @@ def german(page: Any, what: str, names: tuple[str, ...] = ()) -> None:
     assert page.evaluate("document.documentElement.lang") == "de", what
     found = [text for text in english_on(page) if text not in names]
     assert found == [], f"English on {what} in German: {found}"
-
-
-def create(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
-    made = httpx.post(server_url + "/api/games", json=body)
-    assert made.status_code == 201, made.text
-    data: dict[str, Any] = made.json()
-    return data
-
-
-def finished(server_url: str, game_id: str, limit: float = 60) -> None:
-    deadline = time.monotonic() + limit
-    while not httpx.get(f"{server_url}/api/games/{game_id}").json()["over"]:
-        assert time.monotonic() < deadline, f"game {game_id} did not finish"
-        time.sleep(0.1)
 
 
 def test_the_english_words_to_look_for_are_words() -> None:

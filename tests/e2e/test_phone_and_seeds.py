@@ -9,9 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_screens import create, inside_viewport, no_sideways_scroll
-
-from conftest import PHONE, Pages
+from browsing import PHONE, Pages, create, inside_viewport, no_sideways_scroll
 
 pytestmark = pytest.mark.slow
 

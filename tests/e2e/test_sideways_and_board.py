@@ -11,10 +11,19 @@ from typing import Any
 
 import httpx
 import pytest
-from test_screens import create, inside_viewport, no_sideways_scroll, tappable_cells
+from browsing import (
+    PHONE,
+    Pages,
+    create,
+    inside_viewport,
+    no_sideways_scroll,
+    tappable_cells,
+    version,
+    wait_turn,
+    wait_version_after,
+)
 
-from conftest import PHONE, Pages, version, wait_version_after
-from dorf.server.screenshots import LocalServer, Table
+from dorf.lab.screenshots import Table
 
 pytestmark = pytest.mark.slow
 
@@ -29,20 +38,44 @@ LEGAL_BOXES = """() => [...document.querySelectorAll('.area-pane.acting .legal-c
     .map((c) => { const r = c.getBoundingClientRect(); return [r.width, r.height]; })"""
 
 
+#: The centres of the highlighted cells wholly on the board's part of the screen, under no
+#: button, once there are any (looked for at each frame the page draws).
+CELLS_IN_VIEW = """(ms) => new Promise((resolve) => {
+  const end = performance.now() + ms;
+  const look = () => {
+    const b = document.querySelector(".area-pane.acting svg.board").getBoundingClientRect();
+    const points = [...document.querySelectorAll(".area-pane.acting .legal-cell")]
+      .map((cell) => [cell.getBoundingClientRect(), cell])
+      .filter(([r]) => r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom)
+      .map(([r, cell]) => [r.x + r.width / 2, r.y + r.height / 2, cell])
+      .filter(([x, y, cell]) => document.elementFromPoint(x, y) === cell)
+      .map(([x, y]) => [x, y]);
+    if (points.length) resolve(points);
+    else if (performance.now() > end) resolve(null);
+    else requestAnimationFrame(look);
+  };
+  look();
+})"""
+
+
 def cells_in_view(page: Any) -> list[list[float]]:
     """The centres of the highlighted cells wholly on the board's part of the screen, under no button."""
-    found = page.wait_for_function(
-        """() => { const b = document.querySelector('.area-pane.acting svg.board').getBoundingClientRect();
-            const points = [...document.querySelectorAll('.area-pane.acting .legal-cell')]
-            .map((cell) => [cell.getBoundingClientRect(), cell])
-            .filter(([r]) => r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom)
-            .map(([r, cell]) => [r.x + r.width / 2, r.y + r.height / 2, cell])
-            .filter(([x, y, cell]) => document.elementFromPoint(x, y) === cell)
-            .map(([x, y]) => [x, y]);
-            return points.length ? points : null; }"""
-    )
-    points: list[list[float]] = found.json_value()
+    points: list[list[float]] | None = page.evaluate(CELLS_IN_VIEW, 15_000)
+    assert points, "no highlighted cell wholly in view"
     return points
+
+
+#: Resolves once the board's view (the transform of what it draws) stays the same from one frame
+#: to the next: the board has fitted itself to its size.
+STEADY = """() => new Promise((resolve) => {
+  let last = null;
+  const look = () => {
+    const now = document.querySelector("svg.board > g")?.getAttribute("transform") ?? null;
+    if (now !== null && now === last) resolve(now);
+    else { last = now; requestAnimationFrame(look); }
+  };
+  requestAnimationFrame(look);
+})"""
 
 
 def box(page: Any, selector: str) -> dict[str, float]:
@@ -77,13 +110,10 @@ def test_a_phone_on_its_side_has_the_bar_beside_the_board_and_plays_a_whole_game
 
     rng = random.Random(5)
     moves = 0
-    while page.evaluate("document.body.dataset.over") != "1":
-        page.wait_for_function("document.body.dataset.mine === '1' || document.body.dataset.over === '1'")
-        if page.evaluate("document.body.dataset.over") == "1":
-            break
+    while not (shown := wait_turn(page))["over"]:
         cells = cells_in_view(page)
         x, y = cells[rng.randrange(len(cells))]
-        old = version(page)
+        old = shown["version"]
         page.touchscreen.tap(x, y)  # chooses the cell (or zooms in to it first: never places)
         page.locator(".ghost.selected").wait_for()
         if moves % 10 == 0:  # the chosen tile is on the screen, clear of the bar, and so is Place
@@ -110,12 +140,12 @@ def test_a_phone_on_its_side_has_the_bar_beside_the_board_and_plays_a_whole_game
 def test_late_in_a_game_on_a_phone_a_tap_on_small_cells_zooms_in_before_placing(
     server_url: str, pages: Pages
 ) -> None:
-    table = Table(LocalServer(server_url, None), "coop", 8, ["Ann"], ("random",))
+    table = Table(server_url, "coop", 8, ["Ann"], ("random",))
     table.play(44)  # a big landscape: fitted to a phone, its cells are smaller than a finger
     page = pages.new(*PHONE, touch=True)
     page.goto(table.page_url())
     page.locator(".legal-cell").first.wait_for()
-    page.wait_for_timeout(100)  # the board fits itself to its size
+    page.evaluate(STEADY)  # the board fits itself to its size
     before = page.evaluate(LEGAL_BOXES)
     assert max(h for _, h in before) < 44, before
     assert "zoom in" in page.locator("#bar-text").inner_text()
@@ -172,7 +202,7 @@ def joins(a: str, b: str) -> bool:
 def test_the_ghost_tile_marks_each_edge_that_meets_a_tile_joined_or_not(
     server_url: str, pages: Pages
 ) -> None:
-    table = Table(LocalServer(server_url, None), "coop", 4, ["Ann"], ("random",))
+    table = Table(server_url, "coop", 4, ["Ann"], ("random",))
     table.play(12)
     state = httpx.get(f"{server_url}/api/games/{table.id}").json()
     edges_at = {tuple(t["at"]): t["edges"] for t in state["areas"][0]["tiles"]}

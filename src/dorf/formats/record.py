@@ -24,15 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from dorf.formats.notation import is_int, parse_at_rot, task_document
-from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.games.duel import DuelGame, DuelState
-from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState, Pick
-from dorf.games.seat import Revealed, Turn
-from dorf.rules.area import IllegalPlacement, Placement
+from dorf.games.coop import CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import HeadToHeadState
+from dorf.games.modes import MODES
+from dorf.games.seat import Turn
+from dorf.games.state import Decision, Pick, Revealed
+from dorf.rules.area import Placement
 from dorf.rules.tiles import TileSetError, load_tileset
 
 FORMAT = "dorf-record/1"
-RECORD_MODES = ("coop", "duel", "head-to-head")
+RECORD_MODES = tuple(MODES)
 #: A game any record mode can hold.
 GameState = CoopState | DuelState | HeadToHeadState
 
@@ -154,15 +156,13 @@ def start_of(record: Any) -> GameState:
     for key in ("mode", "tileset", "seed", "players", "decisions"):
         if key not in record:
             raise RecordError(f"missing field {key!r}")
-    mode = record["mode"]
-    if mode not in RECORD_MODES:
-        raise RecordError(f"mode {mode!r} is not supported by this version of dorf yet")
+    mode = MODES.get(record["mode"]) if isinstance(record["mode"], str) else None
+    if mode is None:
+        raise RecordError(f"mode {record['mode']!r} is not supported by this version of dorf yet")
     players = record["players"]
-    if mode in ("duel", "head-to-head"):
-        if not isinstance(players, list) or len(players) != 2:
-            raise RecordError("players must be a list of 2 names")
-    elif not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
-        raise RecordError(f"players must be a list of 1 to {MAX_PLAYERS} names")
+    low, high = mode.players
+    if not isinstance(players, list) or not low <= len(players) <= high:
+        raise RecordError(f"players must be a list of {mode.seat_range()} names")
     if not is_int(record["seed"]):
         raise RecordError("seed must be an integer")
     if not isinstance(record["tileset"], str):
@@ -172,17 +172,15 @@ def start_of(record: Any) -> GameState:
     except TileSetError as exc:
         raise RecordError(str(exc)) from None
     try:
-        if mode == "head-to-head":
-            return HeadToHeadGame(seed=record["seed"], tileset=tileset).new_state()
-        if mode == "duel":
-            return DuelGame(seed=record["seed"], tileset=tileset).new_state()
-        return CoopGame(seed=record["seed"], players=len(players), tileset=tileset).new_state()
+        state = mode.new(record["seed"], len(players), tileset)
     except ValueError as exc:
         raise RecordError(str(exc)) from None
+    assert isinstance(state, CoopState | DuelState | HeadToHeadState)
+    return state
 
 
 def decision_of(raw: Any) -> tuple[str | None, Placement]:
-    """One recorded decision: the tile it names (if any) and its placement."""
+    """One recorded placement: the tile it names (if any) and its placement."""
     if not isinstance(raw, dict):
         raise ValueError("a decision must be a JSON object")
     placement = parse_at_rot(raw.get("at"), raw.get("rot"))
@@ -192,54 +190,62 @@ def decision_of(raw: Any) -> tuple[str | None, Placement]:
     return tile, placement
 
 
-def apply_decision(state: GameState, number: int, raw: Any) -> None:
-    """Play recorded decision ``number`` (1-based) on ``state``; RecordError if it does not fit."""
-    if not isinstance(state, CoopState):
-        _apply_two_player(state, number, raw)
-        return
-    try:
-        tile, placement = decision_of(raw)
-        revealed = state.revealed
-        if revealed is None:
-            raise ValueError("the game is already over")
-        if tile is not None and tile != revealed.tile.face:
-            raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
-        state.play(placement)
-    except (IllegalPlacement, ValueError) as exc:
-        raise RecordError(f"decision {number}: {exc}") from None
+def read_decision(state: GameState, raw: Any) -> tuple[int, Decision]:
+    """A recorded decision as the engine's: its player and its placement or pick, read once.
+
+    ``player`` may be left out where only one player may decide (a cooperative game's entry
+    as the server stores it); a named tile must be the one the seed reveals (or, for a pick,
+    the tile of that number).  ValueError says what does not fit."""
+    if not isinstance(raw, dict):
+        raise ValueError("a decision must be a JSON object")
+    player = raw.get("player")
+    if player is None:
+        waiting = state.to_move()
+        if len(waiting) != 1:
+            raise ValueError(_players_are(state))
+        player = waiting[0]
+    elif not is_int(player) or not 0 <= player < state.players:
+        raise ValueError(_players_are(state))
+    tile = raw.get("tile")
+    if tile is not None and not isinstance(tile, str):
+        raise ValueError("tile must be six edge letters")
+    if "pick" in raw:
+        tile_id = raw["pick"]
+        if not is_int(tile_id):
+            raise ValueError("pick must be a tile number")
+        tiles = state.game.tileset.tiles
+        if tile is not None and 0 <= tile_id < len(tiles) and tile != tiles[tile_id].face:
+            raise ValueError(f"the record has tile {tile} but tile {tile_id} is {tiles[tile_id].face}")
+        return player, Pick(tile_id)
+    placement = parse_at_rot(raw.get("at"), raw.get("rot"))
+    revealed = state.revealed_for(player)
+    if revealed is not None and tile is not None and tile != revealed.tile.face:
+        raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
+    return player, placement
 
 
-def _apply_two_player(state: DuelState | HeadToHeadState, number: int, raw: Any) -> None:
+def _players_are(state: GameState) -> str:
+    count = state.players
+    return "player must be 0 or 1" if count == 2 else f"player must be 0 to {count - 1}"
+
+
+def decision_entry(player: int, decision: Decision) -> dict[str, Any]:
+    """How a decision is kept (in the server's database, for instance): ``{"player", "at",
+    "rot"}`` or ``{"player", "pick"}``; :func:`read_decision` reads it back."""
+    if isinstance(decision, Pick):
+        return {"player": player, "pick": decision.tile_id}
+    return {"player": player, "at": [decision.at.q, decision.at.r], "rot": decision.rot}
+
+
+def apply_decision(state: GameState, number: int, raw: Any) -> tuple[int, Decision]:
+    """Play recorded decision ``number`` (1-based) on ``state``, checked once by the engine;
+    returns its player and decision.  RecordError if it does not fit."""
     try:
-        if not isinstance(raw, dict):
-            raise ValueError("a decision must be a JSON object")
-        player = raw.get("player")
-        if player not in (0, 1) or not is_int(player):
-            raise ValueError("player must be 0 or 1")
-        tile = raw.get("tile")
-        if isinstance(state, DuelState):
-            tile, placement = decision_of(raw)
-            revealed = state.revealed
-            if revealed is not None and tile is not None and tile != revealed.tile.face:
-                raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
-            state.play(placement, player)
-            return
-        if "pick" in raw:
-            tile_id = raw["pick"]
-            if not is_int(tile_id):
-                raise ValueError("pick must be a tile number")
-            tiles = state.game.tileset.tiles
-            if tile is not None and 0 <= tile_id < len(tiles) and tile != tiles[tile_id].face:
-                raise ValueError(f"the record has tile {tile} but tile {tile_id} is {tiles[tile_id].face}")
-            state.apply(Pick(tile_id), player)
-            return
-        tile, placement = decision_of(raw)
-        revealed = state.revealed(player)
-        if revealed is not None and tile is not None and tile != revealed.tile.face:
-            raise ValueError(f"the record has tile {tile} but the seed reveals {revealed.tile.face}")
-        state.apply(placement, player)
-    except (IllegalPlacement, ValueError) as exc:
+        player, decision = read_decision(state, raw)
+        state.apply(decision, player)
+    except ValueError as exc:  # IllegalDecision, IllegalPlacement, a field that is not right
         raise RecordError(f"decision {number}: {exc}") from None
+    return player, decision
 
 
 def replay_record(record: Any) -> GameState:

@@ -20,16 +20,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
+from typing import ClassVar
 
 from dorf.games.seat import (
-    Revealed,
     Seat,
-    Turn,
     Unseen,
     check_markers,
     shuffle_stacks,
 )
-from dorf.rules.area import Placement, PlayArea
+from dorf.games.state import (
+    Decision,
+    GameOver,
+    Happened,
+    OutOfTurn,
+    Pick,
+    Revealed,
+    WrongKind,
+    placed_or_set_aside,
+)
+from dorf.rules.area import IllegalPlacement, Placement, PlayArea
+from dorf.rules.hexgrid import cell_of
 from dorf.rules.scoring import ScorePad, score_coop
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, TileSet, load_tileset
@@ -54,6 +64,7 @@ class PlayerView:
     view leads back to the state, its seed or its stacks.
     """
 
+    mode: ClassVar[str] = "coop"
     area: PlayArea
     revealed: Revealed | None
     turn: int
@@ -71,6 +82,25 @@ class PlayerView:
 
     def legal_decisions(self) -> list[Placement]:
         return self.legal_placements()
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        """The player who decides this turn (none once the game is over)."""
+        return () if self.revealed is None else (self.player,)
+
+    @property
+    def areas(self) -> tuple[PlayArea]:
+        """The one area everyone plays on (a copy)."""
+        return (self.area,)
+
+    @property
+    def to_place(self) -> Revealed | None:
+        """The tile to place now: :attr:`revealed`."""
+        return self.revealed
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.revealed is None else "playing"
 
 
 @dataclass(frozen=True)
@@ -106,6 +136,7 @@ def _player_of(players: int, number: int) -> int:
 class CoopState:
     """A cooperative game in progress: one seat whose turns rotate among the players."""
 
+    mode: ClassVar[str] = "coop"
     #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
     #: game's, which no campaign takes (rules note 29).
     taken_back = False
@@ -134,13 +165,33 @@ class CoopState:
     # --- what everyone sees -------------------------------------------------------
 
     @property
+    def players(self) -> int:
+        return self.game.players
+
+    @property
     def revealed(self) -> Revealed | None:
         """The tile waiting to be placed, or None once the game is over."""
+        return self._seat.revealed
+
+    def revealed_for(self, player: int) -> Revealed | None:
+        """The tile on the table (the same for every player)."""
         return self._seat.revealed
 
     @property
     def is_over(self) -> bool:
         return self._seat.is_over
+
+    @property
+    def phase(self) -> str:
+        return "over" if self._seat.is_over else "playing"
+
+    @property
+    def areas(self) -> tuple[PlayArea]:
+        """The one area everyone plays on."""
+        return (self.area,)
+
+    def area_index(self, player: int) -> int:
+        return 0
 
     @property
     def turn(self) -> int:
@@ -152,10 +203,34 @@ class CoopState:
         """Index of the player who decides this turn."""
         return (len(self.turns) - 1) % self.game.players
 
+    def to_move(self) -> tuple[int, ...]:
+        """The player who decides this turn (none once the game is over)."""
+        return () if self._seat.is_over else ((len(self.turns) - 1) % self.game.players,)
+
+    def pending(self) -> tuple[int, ...]:
+        """Nobody's placement is hidden: the table sees every placement at once."""
+        return ()
+
     @property
     def decisions(self) -> list[Placement]:
         """Every placement made, in order: with the seed, the whole game."""
         return self._seat.decisions
+
+    def made(self) -> list[tuple[int, Decision]]:
+        return [(t.player, t.placement) for t in self.turns if t.placement is not None]
+
+    def happened(self, index: int) -> tuple[Happened, ...]:
+        """Placement ``index`` with the tasks it completed or failed, then the tiles revealed
+        after it that fit nowhere (set aside)."""
+        placed = [i for i, t in enumerate(self.turns) if t.placement is not None]
+        start = placed[index]
+        end = placed[index + 1] if index + 1 < len(placed) else len(self.turns)
+        out: list[Happened] = []
+        for turn in self.turns[start:end]:
+            if turn.placement is None and not turn.set_aside:
+                break  # the turn being played
+            out += placed_or_set_aside(turn.number, turn.player, turn.revealed, turn.placement, turn.changes)
+        return tuple(out)
 
     def landscapes_left(self) -> int:
         return self._seat.landscapes_left()
@@ -163,8 +238,11 @@ class CoopState:
     def task_tiles_left(self) -> int:
         return self._seat.task_tiles_left()
 
-    def view(self) -> PlayerView:
-        """What the players may know: the area (a copy), the revealed tile, counts and unseen tiles."""
+    def view(self, player: int | None = None) -> PlayerView:
+        """What the players may know (the same for everyone): the area (a copy), the revealed
+        tile, counts and unseen tiles."""
+        if player is not None and not 0 <= player < self.game.players:
+            raise ValueError(f"there is no player {player + 1}")
         unseen, markers = self._unseen.read(self.turns)
         return PlayerView(
             self.area.copy(),
@@ -182,31 +260,71 @@ class CoopState:
         """Every legal placement of the revealed tile, sorted; empty once the game is over."""
         return self._seat.legal_placements()
 
-    def legal_moves(self) -> list[tuple[int, int]]:
-        """Legal placements as (cell, rotation) pairs: the fast form of :meth:`legal_placements`.
+    def legal_decisions(self, player: int | None = None) -> list[Placement]:
+        """The legal placements of ``player`` (default: whoever decides): none out of turn."""
+        if player is not None and player != self.player:
+            return []
+        return self._seat.legal_placements()
+
+    def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
+        """Legal placements as (cell, rotation) pairs: the fast form of :meth:`legal_placements`
+        (of ``player``, default whoever decides: none out of turn).
 
         Computed once when the tile is revealed; each call returns a fresh list.
         """
+        if player is not None and player != self.player:
+            return []
         return self._seat.legal_moves()
 
-    def why_illegal(self, placement: Placement) -> str | None:
-        return self._seat.why_illegal(placement)
+    def why_illegal(self, decision: Decision, player: int | None = None) -> str | None:
+        """Why ``player`` (default: whoever decides) may not make ``decision`` now, or None."""
+        error = self._refusal(decision, player)
+        return None if error is None else str(error)
+
+    def _refusal(self, decision: Decision, player: int | None) -> ValueError | None:
+        if self._seat.is_over:
+            return GameOver("the game is over")
+        if player is not None and player != self.player:
+            if not 0 <= player < self.game.players:
+                return OutOfTurn(f"there is no player {player + 1}")
+            return OutOfTurn(f"it is player {self.player + 1}'s turn, not player {player + 1}'s")
+        if isinstance(decision, Pick):
+            return WrongKind("this game takes placements, not picks")
+        reason = self._seat.why_illegal(decision)
+        return None if reason is None else IllegalPlacement(reason)
+
+    def scores(self) -> tuple[ScorePad]:
+        return (score_coop(self.area),)
 
     def score(self) -> ScorePad:
         return score_coop(self.area)
 
+    def returns(self) -> tuple[float, ...]:
+        """The score so far, the same for every player (they play together)."""
+        return (float(score_coop(self.area).total),) * self.game.players
+
     # --- changing the game ----------------------------------------------------------
 
-    def play(self, placement: Placement) -> None:
-        """Place the revealed tile; raises IllegalPlacement (state unchanged) if it breaks a rule."""
-        self._seat.play(placement)
+    def apply(self, decision: Decision, player: int | None = None) -> None:
+        """Place the revealed tile; raises IllegalDecision (not this player's turn, the game is
+        over) or IllegalPlacement (it breaks a rule), the state unchanged."""
+        error = self._refusal(decision, player)
+        if error is not None:
+            raise error
+        assert isinstance(decision, Placement)
+        self._seat.push_move(cell_of(*decision.at), decision.rot)
 
-    def push_move(self, cell: int, rot: int) -> None:
-        """Place the revealed tile at a move from :meth:`legal_moves`, unchecked."""
+    def play(self, placement: Placement) -> None:
+        """Place the revealed tile: :meth:`apply`."""
+        self.apply(placement)
+
+    def push_move(self, cell: int, rot: int, player: int | None = None) -> None:
+        """Place the revealed tile at a move from :meth:`legal_moves`, unchecked (``player``, if
+        given, is whoever decides: the cooperative game's turn is not a choice)."""
         self._seat.push_move(cell, rot)
 
-    def undo(self) -> Turn:
-        """Take back the last placement (and the reveals after it); returns its turn."""
-        turn = self._seat.undo()
+    def undo(self) -> tuple[int, Placement]:
+        """Take back the last placement (and the reveals after it); returns its player and placement."""
+        turn, placement = self._seat.undo()
         self.taken_back = True
-        return turn
+        return turn.player, placement

@@ -32,17 +32,27 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from dorf.games.seat import (
     ACTIVE_TASKS,
     OPENING_TASK_TURNS,
     WAITING,
-    IllegalDecision,
-    Revealed,
     Unseen,
     Withheld,
     check_markers,
     shuffle_stacks,
+)
+from dorf.games.state import (
+    Decision,
+    GameOver,
+    Happened,
+    OutOfTurn,
+    Pick,
+    Revealed,
+    WrongKind,
+    placed_or_set_aside,
+    two_player_returns,
 )
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at, placements_of
 from dorf.rules.hexgrid import cell_of
@@ -77,6 +87,7 @@ class DuelView:
     has not, :attr:`areas` shows the other's area as it was before the turn.
     """
 
+    mode: ClassVar[str] = "duel"
     player: int
     to_move: tuple[int, ...]
     #: Both areas as this player may see them (copies: a player may push and pop on them).
@@ -102,6 +113,15 @@ class DuelView:
     def legal_decisions(self) -> list[Placement]:
         return self.legal_placements()
 
+    @property
+    def to_place(self) -> Revealed | None:
+        """The tile this player places now (None if they have placed it, or the game is over)."""
+        return self.revealed if self.player in self.to_move else None
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.revealed is None else "playing"
+
 
 @dataclass(frozen=True)
 class DuelGame:
@@ -120,6 +140,8 @@ class DuelGame:
 class DuelState:
     """A Duel in progress."""
 
+    mode: ClassVar[str] = "duel"
+    players = PLAYERS
     #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
     #: game's, which no campaign takes (rules note 29).
     taken_back = False
@@ -145,9 +167,20 @@ class DuelState:
             return self.turns[-1].revealed
         return None
 
+    def revealed_for(self, player: int) -> Revealed | None:
+        """The tile both players place (the same for each, until both have placed it)."""
+        return self.revealed
+
     @property
     def is_over(self) -> bool:
         return self.revealed is None
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.revealed is None else "playing"
+
+    def area_index(self, player: int) -> int:
+        return player
 
     @property
     def turn(self) -> int:
@@ -197,21 +230,32 @@ class DuelState:
         p = self.player if player is None else player
         return self._moves[p].copy() if p in self.to_move() else []
 
-    def why_illegal(self, placement: Placement, player: int | None = None) -> str | None:
+    def legal_decisions(self, player: int | None = None) -> list[Placement]:
+        """:meth:`legal_placements`: the Duel's decisions are placements."""
+        return self.legal_placements(player)
+
+    def why_illegal(self, decision: Decision, player: int | None = None) -> str | None:
+        """Why ``player`` (default: :attr:`player`) may not make ``decision`` now, or None."""
+        error = self._refusal(decision, self.player if player is None else player)
+        return None if error is None else str(error)
+
+    def _refusal(self, decision: Decision, p: int) -> ValueError | None:
         revealed = self.revealed
         if revealed is None:
-            return "the game is over"
-        p = self.player if player is None else player
+            return GameOver("the game is over")
         if p not in (0, 1):
-            return f"there is no player {p + 1}"
+            return OutOfTurn(f"there is no player {p + 1}")
         if p not in self.to_move():
             if self.turns[-1].set_aside[p]:
-                return (
+                return OutOfTurn(
                     f"player {p + 1}'s tile was set aside (it fits nowhere in their area); "
                     f"waiting for player {2 - p}"
                 )
-            return f"player {p + 1} has placed this tile; waiting for player {2 - p}"
-        return self.areas[p].why_illegal(revealed.tile.face, placement, revealed.task)
+            return OutOfTurn(f"player {p + 1} has placed this tile; waiting for player {2 - p}")
+        if isinstance(decision, Pick):
+            return WrongKind("this game takes placements, not picks")
+        reason = self.areas[p].why_illegal(revealed.tile.face, decision, revealed.task)
+        return None if reason is None else IllegalPlacement(reason)
 
     def scores(self) -> tuple[DuelScorePad, DuelScorePad]:
         return score_duel(self.areas[0]), score_duel(self.areas[1])
@@ -223,7 +267,40 @@ class DuelState:
             return None
         return 0 if a > b else 1
 
-    def view(self, player: int) -> DuelView:
+    def returns(self) -> tuple[float, float]:
+        """1 for the winner and -1 for the loser once the game is over; else 0 for both."""
+        return two_player_returns(self.winner() if self.is_over else None, self.is_over)
+
+    def made(self) -> list[tuple[int, Decision]]:
+        turns = self.turns
+        out: list[tuple[int, Decision]] = []
+        for index, player in self.history:
+            placement = turns[index].placements[player]
+            assert placement is not None
+            out.append((player, placement))
+        return out
+
+    def happened(self, index: int) -> tuple[Happened, ...]:
+        """Placement ``index`` with the tasks it completed or failed; before it, if it is the
+        first placement of its turn, the tiles of the turn set aside in an area they fit nowhere."""
+        turn_index, player = self.history[index]
+        turn = self.turns[turn_index]
+        out: list[Happened] = []
+        if index == 0 or self.history[index - 1][0] != turn_index:
+            for p in (0, 1):
+                if turn.set_aside[p]:
+                    out += placed_or_set_aside(turn.number, p, turn.revealed, None)
+        out += placed_or_set_aside(
+            turn.number, player, turn.revealed, turn.placements[player], turn.changes[player]
+        )
+        return tuple(out)
+
+    def view(self, player: int | None = None) -> DuelView:
+        """What ``player`` (default: :attr:`player`, else player 1) may know."""
+        if player is None:
+            player = max(self.player, 0)
+        if player not in (0, 1):
+            raise ValueError(f"there is no player {player + 1}")
         unseen, markers = self._unseen.read(self.turns)  # (a Double marker has no pile of its kind)
         doubles = Counter(self.game.tileset.doubles)
         for turn in self.turns:
@@ -248,31 +325,35 @@ class DuelState:
 
     # --- changing the game ----------------------------------------------------------
 
-    def play(self, placement: Placement, player: int | None = None) -> None:
-        """Place the revealed tile in ``player``'s area; raises IllegalPlacement or
-        IllegalDecision (nothing changed)."""
+    def apply(self, decision: Decision, player: int | None = None) -> None:
+        """Place the revealed tile in ``player``'s area (default: :attr:`player`); raises
+        IllegalPlacement or IllegalDecision (nothing changed)."""
         p = self.player if player is None else player
-        reason = self.why_illegal(placement, p)
-        if reason is not None:
-            if p in self.to_move():
-                raise IllegalPlacement(reason)
-            raise IllegalDecision(reason)
-        self.push_move(cell_of(*placement.at), placement.rot, p)
+        error = self._refusal(decision, p)
+        if error is not None:
+            raise error
+        assert isinstance(decision, Placement)
+        self.push_move(cell_of(*decision.at), decision.rot, p)
+
+    def play(self, placement: Placement, player: int | None = None) -> None:
+        """Place the revealed tile in ``player``'s area: :meth:`apply`."""
+        self.apply(placement, player)
 
     def push_move(self, cell: int, rot: int, player: int | None = None) -> None:
         """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
         p = self.player if player is None else player
         current = self.turns[-1]
         revealed = current.revealed
-        area = self.areas[p]
-        area.push(revealed.tile.face, cell, rot, flag=revealed.tile.flag, task=revealed.task)
+        tile = revealed.tile
+        current.changes[p] = self.areas[p].push_changes(
+            tile.face, cell, rot, flag=tile.flag, task=revealed.task
+        )
         current.placements[p] = placement_at(cell, rot)
-        current.changes[p] = area.last_changes()
         self.history.append((len(self.turns) - 1, p))
         if not self.to_move():
             self._reveal()
 
-    def undo(self) -> tuple[int, Placement]:
+    def undo(self) -> tuple[int, Decision]:
         """Take back the last placement (and the reveals after it); returns its player and placement."""
         if not self.history:
             raise IndexError("nothing to undo")

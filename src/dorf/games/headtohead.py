@@ -34,10 +34,24 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import ClassVar
 
-from dorf.games.seat import WAITING, IllegalDecision, Revealed, Seat, Withheld
+from dorf.games.seat import WAITING, Seat, Withheld
+from dorf.games.state import (
+    PICKED,
+    Decision,
+    GameOver,
+    Happened,
+    OutOfTurn,
+    Revealed,
+    WrongKind,
+    placed_or_set_aside,
+    two_player_returns,
+)
+from dorf.games.state import IllegalDecision as IllegalDecision  # re-exported: its first home
+from dorf.games.state import Pick as Pick  # re-exported: its first home
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea, placement_at
+from dorf.rules.hexgrid import cell_of
 from dorf.rules.scoring import HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, TileSet, load_tileset
@@ -46,15 +60,6 @@ DRAFT = "draft"
 LAYING = "laying"
 OVER = "over"
 PLAYERS = 2
-
-
-class Pick(NamedTuple):
-    """A draft decision: take the open tile ``tile_id`` (its index in the tile set)."""
-
-    tile_id: int
-
-    def __str__(self) -> str:
-        return f"pick {self.tile_id}"
 
 
 def _printed_task(tile: Tile) -> TaskSpec:
@@ -113,6 +118,7 @@ class HeadToHeadView:
     that placement.
     """
 
+    mode: ClassVar[str] = "head-to-head"
     player: int
     phase: str
     to_move: tuple[int, ...]
@@ -147,6 +153,13 @@ class HeadToHeadView:
             return list(self.legal_picks())
         return list(self.legal_placements())
 
+    @property
+    def to_place(self) -> Revealed | None:
+        """The tile this player places now (None in the draft, once placed this round, or over)."""
+        if self.phase != LAYING or self.player not in self.to_move:
+            return None
+        return self.revealed[self.player]
+
 
 def _tile_order(tile: Tile) -> tuple[str, str, str, int]:
     return tile.kind, tile.face, tile.task or "", tile.value or 0
@@ -155,6 +168,8 @@ def _tile_order(tile: Tile) -> tuple[str, str, str, int]:
 class HeadToHeadState:
     """A Head to Head game in progress."""
 
+    mode: ClassVar[str] = "head-to-head"
+    players = PLAYERS
     #: Whether a decision was ever taken back (:meth:`undo`): its record is then a practice
     #: game's, which no campaign takes (rules note 29).
     taken_back = False
@@ -175,6 +190,8 @@ class HeadToHeadState:
         #: Every decision so far: (player, Pick or Placement), in order.
         self.history: list[tuple[int, Pick | Placement]] = []
         self.seats: tuple[Seat, Seat] | None = None
+        #: The players' areas: empty in the draft, each its seat's once dealt.
+        self._areas = (PlayArea(), PlayArea())
         self._withheld = Withheld()
         if len(self.pool) <= 1:  # nothing to choose: the draft is over at once
             self.owned[1].extend(self.pool)
@@ -241,9 +258,21 @@ class HeadToHeadState:
 
     def area(self, player: int) -> PlayArea:
         """A player's play area (empty during the draft)."""
-        return self.seats[player].area if self.seats is not None else PlayArea()
+        return self._areas[player]
+
+    @property
+    def areas(self) -> tuple[PlayArea, PlayArea]:
+        """Both players' areas (empty during the draft)."""
+        return self._areas
+
+    def area_index(self, player: int) -> int:
+        return player
 
     def revealed(self, player: int) -> Revealed | None:
+        return self.seats[player].revealed if self.seats is not None else None
+
+    def revealed_for(self, player: int) -> Revealed | None:
+        """:meth:`revealed`: the tile ``player`` lays next."""
         return self.seats[player].revealed if self.seats is not None else None
 
     def legal_picks(self) -> list[Pick]:
@@ -254,33 +283,44 @@ class HeadToHeadState:
         seat = self._laying(self.player if player is None else player)
         return [] if seat is None else seat.legal_placements()
 
+    def legal_decisions(self, player: int | None = None) -> list[Decision]:
+        """``player``'s picks in the draft, placements in laying (default: :attr:`player`)."""
+        p = self.player if player is None else player
+        if self.seats is None:
+            return list(self.legal_picks()) if p in self.to_move() else []
+        return list(self.legal_placements(p))
+
     def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
         """The fast (cell, rotation) form of :meth:`legal_placements`."""
         seat = self._laying(self.player if player is None else player)
         return [] if seat is None else seat.legal_moves()
 
-    def why_illegal(self, decision: Pick | Placement, player: int | None = None) -> str | None:
+    def why_illegal(self, decision: Decision, player: int | None = None) -> str | None:
         """Why ``player`` may not make ``decision`` now, or None."""
+        error = self._refusal(decision, self.player if player is None else player)
+        return None if error is None else str(error)
+
+    def _refusal(self, decision: Decision, p: int) -> ValueError | None:
         if self.is_over:
-            return "the game is over"
-        p = self.player if player is None else player
+            return GameOver("the game is over")
         if p not in (0, 1):
-            return f"there is no player {p + 1}"
+            return OutOfTurn(f"there is no player {p + 1}")
         if p not in self.to_move():
             if self.seats is None:
-                return f"it is player {self.player + 1}'s pick"
+                return OutOfTurn(f"it is player {self.player + 1}'s pick")
             if self.seats[p].is_over:
-                return f"player {p + 1}'s game is over"
-            return f"player {p + 1} has placed this round; waiting for player {2 - p}"
+                return OutOfTurn(f"player {p + 1}'s game is over")
+            return OutOfTurn(f"player {p + 1} has placed this round; waiting for player {2 - p}")
         if isinstance(decision, Pick):
             if self.seats is not None:
-                return "the draft is over"
+                return WrongKind("the draft is over")
             if decision.tile_id not in self.pool:
-                return f"tile {decision.tile_id} is not in the open pool"
+                return IllegalDecision(f"tile {decision.tile_id} is not in the open pool")
             return None
         if self.seats is None:
-            return "the draft is still on: pick a tile"
-        return self.seats[p].why_illegal(decision)
+            return WrongKind("the draft is still on: pick a tile")
+        reason = self.seats[p].why_illegal(decision)
+        return None if reason is None else IllegalPlacement(reason)
 
     def scores(self) -> tuple[HeadToHeadScorePad, HeadToHeadScorePad]:
         """Both score pads, as at the end of the game."""
@@ -292,6 +332,37 @@ class HeadToHeadState:
         if a == b:
             return None
         return 0 if a > b else 1
+
+    def returns(self) -> tuple[float, float]:
+        """1 for the winner and -1 for the loser once the game is over; else 0 for both."""
+        over = self.is_over
+        return two_player_returns(self.winner() if over else None, over)
+
+    def made(self) -> list[tuple[int, Decision]]:
+        return list(self.history)
+
+    def happened(self, index: int) -> tuple[Happened, ...]:
+        """Decision ``index``: a pick, or a placement with the tasks it completed or failed, and
+        before it the player's tiles set aside (they fit nowhere) since their last placement."""
+        number = index + 1
+        player, decision = self.history[index]
+        if isinstance(decision, Pick):
+            tile = self.game.tileset.tiles[decision.tile_id]
+            return (Happened(number, player, PICKED, tile),)
+        assert self.seats is not None
+        nth = sum(1 for p, d in self.history[:index] if p == player and isinstance(d, Placement))
+        out: list[Happened] = []
+        placed = 0
+        for turn in self.seats[player].turns:
+            if turn.placement is not None:
+                if placed == nth:
+                    out += placed_or_set_aside(number, player, turn.revealed, turn.placement, turn.changes)
+                    break
+                placed += 1
+                out.clear()
+            elif turn.set_aside:
+                out += placed_or_set_aside(number, player, turn.revealed, None)
+        return tuple(out)
 
     def unseen(self, player: int) -> tuple[Tile, ...]:
         """The tiles still face down in ``player``'s stacks, in a canonical order (not the stack's)."""
@@ -324,8 +395,12 @@ class HeadToHeadState:
         turns = self.seats[player].turns
         return [t.revealed.tile for t in turns[self._last_placed(player) + 1 :]]
 
-    def view(self, player: int) -> HeadToHeadView:
-        """What ``player`` may know."""
+    def view(self, player: int | None = None) -> HeadToHeadView:
+        """What ``player`` (default: :attr:`player`, else player 1) may know."""
+        if player is None:
+            player = max(self.player, 0)
+        if player not in (0, 1):
+            raise ValueError(f"there is no player {player + 1}")
         seats = self.seats
         left = list(self.stacks_left(player))
         revealed = [self.revealed(0), self.revealed(1)]
@@ -371,20 +446,17 @@ class HeadToHeadState:
         """Place ``player``'s revealed tile; raises :class:`IllegalPlacement` (nothing changed)."""
         self.apply(placement, player)
 
-    def apply(self, decision: Pick | Placement, player: int | None = None) -> None:
-        """Make a decision after checking it; raises IllegalDecision / IllegalPlacement."""
+    def apply(self, decision: Decision, player: int | None = None) -> None:
+        """Make a decision after checking it once; raises IllegalDecision / IllegalPlacement
+        (nothing changed)."""
         p = self.player if player is None else player
-        reason = self.why_illegal(decision, p)
-        if reason is not None:
-            if isinstance(decision, Placement) and self.seats is not None and p in self.to_move():
-                raise IllegalPlacement(reason)
-            raise IllegalDecision(reason)
+        error = self._refusal(decision, p)
+        if error is not None:
+            raise error
         if isinstance(decision, Pick):
             self._take(p, decision.tile_id)
         else:
-            assert self.seats is not None
-            self.seats[p].play(decision)
-            self.history.append((p, self.seats[p].decisions[-1]))
+            self.push_move(cell_of(*decision.at), decision.rot, p)
 
     def push_move(self, cell: int, rot: int, player: int | None = None) -> None:
         """Place at a move from :meth:`legal_moves`, unchecked: the hot path for search."""
@@ -420,13 +492,14 @@ class HeadToHeadState:
                     task_of=_printed_task,
                     put_back=_no_marker,
                     player_of=_always(p),
+                    area=self._areas[p],
                 )
             )
         self.seats = (seats[0], seats[1])
         for seat in self.seats:
             seat.reveal()
 
-    def undo(self) -> tuple[int, Pick | Placement]:
+    def undo(self) -> tuple[int, Decision]:
         """Take back the last decision (a placement, or a pick); returns it with its player."""
         if not self.history:
             raise IndexError("nothing to undo")

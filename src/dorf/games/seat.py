@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
+from dorf.games.state import IllegalDecision as IllegalDecision  # re-exported: its first home
+from dorf.games.state import Revealed as Revealed  # re-exported: its first home
 from dorf.rules.area import (
-    COMPILED,
-    IllegalPlacement,
     PlacedTile,
     Placement,
     PlayArea,
@@ -47,18 +47,6 @@ WAITING: dict[tuple[bool, bool], tuple[int, ...]] = {
     (False, True): (1,),
     (True, True): (0, 1),
 }
-
-
-class IllegalDecision(ValueError):
-    """A decision that is not allowed now (out of turn, not in the pool, game over); the message says why."""
-
-
-class Revealed(NamedTuple):
-    """The tile on the table this turn: which tile of the set, and its task."""
-
-    tile_id: int
-    tile: Tile
-    task: TaskSpec | None
 
 
 @dataclass
@@ -274,9 +262,11 @@ class Seat:
         task_of: Callable[[Tile], TaskSpec],
         put_back: Callable[[TaskSpec], None],
         player_of: Callable[[int], int],
+        area: PlayArea | None = None,
     ) -> None:
         self.tiles = tiles
-        self.area = PlayArea()
+        #: The play area (an empty one of its own unless given).
+        self.area = PlayArea() if area is None else area
         self.turns: list[Turn] = []
         self._tasks = tasks
         self._landscapes = landscapes
@@ -284,8 +274,6 @@ class Seat:
         self._put_back = put_back
         self._player_of = player_of
         self._moves: list[tuple[int, int]] = []
-        #: Where the area is the compiled core's, its twin of push_move (the same steps in C).
-        self._compiled_push = _COMPILED_PUSH if type(self.area) is COMPILED else None
 
     @property
     def revealed(self) -> Revealed | None:
@@ -323,39 +311,30 @@ class Seat:
             return "the game is over"
         return self.area.why_illegal(revealed.tile.face, placement, revealed.task)
 
-    def play(self, placement: Placement) -> None:
-        reason = self.why_illegal(placement)
-        if reason is not None:
-            raise IllegalPlacement(reason)
-        self.push_move(cell_of(*placement.at), placement.rot)
-
     def push_move(self, cell: int, rot: int) -> None:
         """Place the revealed tile at a move from :meth:`legal_moves`, unchecked; reveal the next."""
-        if self._compiled_push is not None:
-            self._compiled_push(self, cell, rot)
-            return
         current = self.turns[-1]
         revealed = current.revealed
         tile = revealed.tile
-        area = self.area
-        area.push(tile.face, cell, rot, flag=tile.flag, task=revealed.task)
+        current.changes = self.area.push_changes(tile.face, cell, rot, flag=tile.flag, task=revealed.task)
         current.placement = placement_at(cell, rot)
-        current.changes = area.last_changes()
         self.reveal()
 
-    def undo(self) -> Turn:
-        """Take back the last placement (and the reveals after it); returns its turn."""
+    def undo(self) -> tuple[Turn, Placement]:
+        """Take back the last placement (and the reveals after it); returns its turn (waiting
+        again) and the placement taken back."""
         turns = self.turns
         if not any(t.placement is not None for t in turns):
             raise IndexError("nothing to undo")
         while True:
             turn = turns[-1]
-            if turn.placement is not None:
+            placement = turn.placement
+            if placement is not None:
                 self.area.pop()
                 turn.placement = None
                 turn.changes = ()
                 self._moves = self.area.legal_moves(turn.revealed.tile.face, turn.revealed.task)
-                return turn
+                return turn, placement
             turns.pop()
             revealed = turn.revealed
             if revealed.tile.is_task:
@@ -385,22 +364,10 @@ class Seat:
             else:
                 self._moves = []
                 return
-            turn = Turn(number, self._player_of(number), Revealed(index, tile, task))
+            # Revealed(index, tile, task) without the NamedTuple's __new__ in Python: the same tuple.
+            turn = Turn(number, self._player_of(number), tuple.__new__(Revealed, (index, tile, task)))
             turns.append(turn)
             moves = self._moves = area.legal_moves(tile.face, task)
             if moves:
                 return
             turn.set_aside = True
-
-
-def _load_compiled_push() -> Callable[[Seat, int, int], None] | None:
-    """The compiled core's Seat.push_move (dorf/rules/_accel.c), where the core is in use."""
-    if COMPILED is None:
-        return None
-    from dorf.rules import _accel
-
-    _accel.setup_seat(Turn, Revealed, placement_at, OPENING_TASK_TURNS, ACTIVE_TASKS)
-    return _accel.seat_push
-
-
-_COMPILED_PUSH = _load_compiled_push()

@@ -3,8 +3,8 @@
  * dorf/rules/area.py is the reference and the readable specification; every
  * function here mirrors one there, step by step, so that both give the same
  * legal moves in the same order, the same groups, task statuses, journal and
- * undo.  tests/test_backends.py plays random games of every mode on both side
- * by side and compares them after every placement.
+ * undo.  tests/engine/test_backends.py places the same random moves on both,
+ * side by side in every mode, and compares them after every placement.
  *
  * What differs is representation only:
  *  - a node is (tile index * 8 + area index) instead of (cell * 8 + area index);
@@ -60,7 +60,7 @@ static unsigned char PAIRED[128];
 /* Objects handed over by area.py's setup(). */
 static PyObject *PlacedTileType, *HexType, *TaskType, *TaskLetter;
 static PyObject *STATUS[3];
-static PyObject *str_status, *str_connection, *str_double;
+static PyObject *str_status, *str_connection, *str_double, *str_flag, *str_task;
 static PyObject *FaceIndex; /* face str -> index into FACES */
 
 /* ------------------------------------------------------------------------- faces */
@@ -1364,8 +1364,9 @@ fail:
     return -1;
 }
 
-static PyObject *
-Area_push(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* push(face, cell, k, *, flag=None, task=None) from its arguments */
+static int
+push_called(Area *self, const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *face, *cell_obj, *k_obj, *flag = Py_None, *task = Py_None;
     if (nargs == 3) {
@@ -1375,21 +1376,24 @@ Area_push(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
         Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
         for (Py_ssize_t i = 0; i < nkw; i++) {
             PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-            if (PyUnicode_CompareWithASCIIString(name, "flag") == 0)
-                flag = args[3 + i];
-            else if (PyUnicode_CompareWithASCIIString(name, "task") == 0)
-                task = args[3 + i];
-            else {
-                PyErr_Format(PyExc_TypeError, "push() got an unexpected keyword argument %R", name);
-                return NULL;
+            /* a keyword in Python source is interned: most often the very object we hold */
+            PyObject **slot = name == str_flag ? &flag : name == str_task ? &task : NULL;
+            if (slot == NULL && PyUnicode_CompareWithASCIIString(name, "flag") == 0)
+                slot = &flag;
+            else if (slot == NULL && PyUnicode_CompareWithASCIIString(name, "task") == 0)
+                slot = &task;
+            if (slot == NULL) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fname, name);
+                return -1;
             }
+            *slot = args[3 + i];
         }
     }
     else {
         static const char *const names[] = {"face", "cell", "k", "flag", "task", NULL};
         PyObject *given[5] = {NULL, NULL, NULL, Py_None, Py_None};
-        if (parse_args("push", args, nargs, kwnames, names, 3, given) < 0)
-            return NULL;
+        if (parse_args(fname, args, nargs, kwnames, names, 3, given) < 0)
+            return -1;
         face = given[0];
         cell_obj = given[1];
         k_obj = given[2];
@@ -1398,19 +1402,36 @@ Area_push(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     }
     long cell = PyLong_AsLong(cell_obj);
     if (cell == -1 && PyErr_Occurred())
-        return NULL;
+        return -1;
     long k = PyLong_AsLong(k_obj);
     if (k == -1 && PyErr_Occurred())
-        return NULL;
+        return -1;
     TaskInfo ti;
     if (task_info(task, &ti) < 0)
-        return NULL;
+        return -1;
     k %= 6;
     if (k < 0)
         k += 6;
-    if (push(self, face, (int32_t)cell, k_obj, (int)k, flag, &ti) < 0)
+    return push(self, face, (int32_t)cell, k_obj, (int)k, flag, &ti);
+}
+
+static PyObject *
+Area_push(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (push_called(self, "push", args, nargs, kwnames) < 0)
         return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *Area_last_changes(Area *self, PyObject *Py_UNUSED(ignored));
+
+/* push(...), then last_changes(): one call where the caller keeps what the tile did to the tasks */
+static PyObject *
+Area_push_changes(Area *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (push_called(self, "push_changes", args, nargs, kwnames) < 0)
+        return NULL;
+    return Area_last_changes(self, NULL);
 }
 
 static int
@@ -2210,6 +2231,8 @@ static PyMethodDef Area_methods[] = {
      "A new area equal to this one, its journal too, sharing nothing that changes with it."},
     {"push", (PyCFunction)(void (*)(void))Area_push, METH_FASTCALL | METH_KEYWORDS,
      "Place a tile without checking it."},
+    {"push_changes", (PyCFunction)(void (*)(void))Area_push_changes, METH_FASTCALL | METH_KEYWORDS,
+     "push(), then last_changes(): the tasks the tile completed or failed."},
     {"pop", (PyCFunction)Area_pop, METH_NOARGS, "Undo the last placement exactly and return it."},
     {"legal_moves", (PyCFunction)(void (*)(void))Area_legal_moves, METH_FASTCALL | METH_KEYWORDS,
      "Every legal (cell, rotation) for face."},
@@ -2265,243 +2288,6 @@ static PyTypeObject AreaType = {
     .tp_getset = Area_getset,
 };
 
-
-/* ------------------------------------------------------------------- the seat */
-
-/* Seat.push_move of dorf.games.seat, for a seat whose area is compiled: the same steps (place,
-   record the placement and the changes, reveal by rules 13 and 14 and set aside what fits
-   nowhere), without the interpreter in between.  seat.py keeps the readable version. */
-
-static PyObject *TurnType, *RevealedType, *PlacementAt;
-static long OpeningTurns, ActiveTasks;
-static PyObject *str_turns, *str_revealed, *str_face, *str_flag, *str_area, *str_placement,
-    *str_changes, *str_tiles, *str_tasks_, *str_landscapes_, *str_task_of_, *str_player_of_,
-    *str_moves_, *str_set_aside;
-
-static PyObject *
-accel_setup_seat(PyObject *module, PyObject *args)
-{
-    PyObject *turn, *revealed, *placement_at;
-    long opening, active;
-    if (!PyArg_ParseTuple(args, "OOOll:setup_seat", &turn, &revealed, &placement_at, &opening, &active))
-        return NULL;
-    Py_XSETREF(TurnType, Py_NewRef(turn));
-    Py_XSETREF(RevealedType, Py_NewRef(revealed));
-    Py_XSETREF(PlacementAt, Py_NewRef(placement_at));
-    OpeningTurns = opening;
-    ActiveTasks = active;
-    Py_RETURN_NONE;
-}
-
-/* list.pop() */
-static PyObject *
-list_pop(PyObject *list)
-{
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    PyObject *item = PyList_GET_ITEM(list, n - 1);
-    Py_INCREF(item);
-    if (PyList_SetSlice(list, n - 1, n, NULL) < 0) {
-        Py_DECREF(item);
-        return NULL;
-    }
-    return item;
-}
-
-/* stack.pop(), through the method where the stack is a list subclass (it may draw, as the
-   OpenSpiel adapter's stacks do, or raise). */
-static PyObject *
-stack_pop(PyObject *stack)
-{
-    if (PyList_CheckExact(stack))
-        return list_pop(stack);
-    return PyObject_CallMethod(stack, "pop", NULL);
-}
-
-/* bool(stack) */
-static int
-stack_truth(PyObject *stack)
-{
-    if (PyList_CheckExact(stack))
-        return PyList_GET_SIZE(stack) > 0;
-    return PyObject_IsTrue(stack);
-}
-
-/* Seat.reveal: the next tile by the rules; tiles that fit nowhere are set aside. */
-static int
-seat_reveal(PyObject *seat, Area *area, PyObject *turns)
-{
-    int result = -1;
-    PyObject *tiles = PyObject_GetAttr(seat, str_tiles);
-    PyObject *tasks = PyObject_GetAttr(seat, str_tasks_);
-    PyObject *landscapes = PyObject_GetAttr(seat, str_landscapes_);
-    if (tiles == NULL || tasks == NULL || landscapes == NULL || !PyList_Check(tasks) ||
-        !PyList_Check(landscapes) || !PyList_Check(turns)) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a seat's stacks and turns are lists");
-        goto done;
-    }
-    for (;;) {
-        Py_ssize_t number = PyList_GET_SIZE(turns) + 1;
-        PyObject *index, *tile, *task;
-        int has_tasks = stack_truth(tasks), has_landscapes;
-        if (has_tasks < 0)
-            goto done;
-        if (has_tasks && (number <= OpeningTurns || area->active < ActiveTasks)) {
-            index = stack_pop(tasks);
-            if (index == NULL)
-                goto done;
-            tile = PyObject_GetItem(tiles, index);
-            if (tile == NULL) {
-                Py_DECREF(index);
-                goto done;
-            }
-            task = PyObject_CallMethodOneArg(seat, str_task_of_, tile);
-            if (task == NULL) {
-                Py_DECREF(index);
-                Py_DECREF(tile);
-                goto done;
-            }
-        }
-        else if ((has_landscapes = stack_truth(landscapes)) < 0)
-            goto done;
-        else if (has_landscapes) {
-            index = stack_pop(landscapes);
-            if (index == NULL)
-                goto done;
-            tile = PyObject_GetItem(tiles, index);
-            if (tile == NULL) {
-                Py_DECREF(index);
-                goto done;
-            }
-            task = Py_NewRef(Py_None);
-        }
-        else {
-            PyObject *none = PyList_New(0);
-            if (none == NULL || PyObject_SetAttr(seat, str_moves_, none) < 0) {
-                Py_XDECREF(none);
-                goto done;
-            }
-            Py_DECREF(none);
-            result = 0;
-            goto done;
-        }
-        PyObject *face = PyObject_GetAttr(tile, str_face);
-        TaskInfo ti;
-        PyObject *number_obj = PyLong_FromSsize_t(number);
-        PyObject *player = number_obj ? PyObject_CallMethodOneArg(seat, str_player_of_, number_obj) : NULL;
-        PyObject *revealed = NULL, *turn = NULL, *moves = NULL;
-        int fi = face ? face_of(face) : -1;
-        if (player == NULL || fi < 0 || task_info(task, &ti) < 0)
-            goto step_failed;
-        revealed = ((PyTypeObject *)RevealedType)->tp_alloc((PyTypeObject *)RevealedType, 3);
-        if (revealed == NULL)
-            goto step_failed;
-        PyTuple_SET_ITEM(revealed, 0, Py_NewRef(index));
-        PyTuple_SET_ITEM(revealed, 1, Py_NewRef(tile));
-        PyTuple_SET_ITEM(revealed, 2, Py_NewRef(task));
-        turn = PyObject_CallFunctionObjArgs(TurnType, number_obj, player, revealed, NULL);
-        if (turn == NULL || PyList_Append(turns, turn) < 0)
-            goto step_failed;
-        if (enumerate_moves(area, FACES[fi], &ti, &moves) < 0 || PyObject_SetAttr(seat, str_moves_, moves) < 0)
-            goto step_failed;
-        int found = PyList_GET_SIZE(moves) > 0;
-        if (!found && PyObject_SetAttr(turn, str_set_aside, Py_True) < 0)
-            goto step_failed;
-        Py_DECREF(moves);
-        Py_DECREF(turn);
-        Py_DECREF(revealed);
-        Py_DECREF(player);
-        Py_DECREF(number_obj);
-        Py_DECREF(face);
-        Py_DECREF(index);
-        Py_DECREF(tile);
-        Py_DECREF(task);
-        if (found) {
-            result = 0;
-            goto done;
-        }
-        continue;
-    step_failed:
-        Py_XDECREF(moves);
-        Py_XDECREF(turn);
-        Py_XDECREF(revealed);
-        Py_XDECREF(player);
-        Py_XDECREF(number_obj);
-        Py_XDECREF(face);
-        Py_DECREF(index);
-        Py_DECREF(tile);
-        Py_DECREF(task);
-        goto done;
-    }
-done:
-    Py_XDECREF(tiles);
-    Py_XDECREF(tasks);
-    Py_XDECREF(landscapes);
-    return result;
-}
-
-static PyObject *
-accel_seat_push(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "seat_push(seat, cell, rot)");
-        return NULL;
-    }
-    PyObject *seat = args[0], *cell_obj = args[1], *rot_obj = args[2];
-    long cell = PyLong_AsLong(cell_obj);
-    long rot = cell == -1 && PyErr_Occurred() ? -1 : PyLong_AsLong(rot_obj);
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *result = NULL;
-    PyObject *turns = PyObject_GetAttr(seat, str_turns);
-    PyObject *area_obj = PyObject_GetAttr(seat, str_area);
-    PyObject *current = NULL, *revealed = NULL, *face = NULL, *flag = NULL, *placement = NULL,
-             *changes = NULL;
-    if (turns == NULL || area_obj == NULL)
-        goto done;
-    if (!PyObject_TypeCheck(area_obj, &AreaType) || !PyList_Check(turns) || !PyList_GET_SIZE(turns)) {
-        PyErr_SetString(PyExc_TypeError, "seat_push needs a seat with turns and a compiled area");
-        goto done;
-    }
-    Area *area = (Area *)area_obj;
-    current = Py_NewRef(PyList_GET_ITEM(turns, PyList_GET_SIZE(turns) - 1));
-    revealed = PyObject_GetAttr(current, str_revealed);
-    if (revealed == NULL)
-        goto done;
-    if (!PyTuple_Check(revealed) || PyTuple_GET_SIZE(revealed) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a turn's revealed tile is a Revealed");
-        goto done;
-    }
-    PyObject *tile = PyTuple_GET_ITEM(revealed, 1);
-    face = PyObject_GetAttr(tile, str_face);
-    flag = face ? PyObject_GetAttr(tile, str_flag) : NULL;
-    TaskInfo ti;
-    if (flag == NULL || task_info(PyTuple_GET_ITEM(revealed, 2), &ti) < 0)
-        goto done;
-    long k = ((rot % 6) + 6) % 6;
-    if (push(area, face, (int32_t)cell, rot_obj, (int)k, flag, &ti) < 0)
-        goto done;
-    placement = PyObject_CallFunctionObjArgs(PlacementAt, cell_obj, rot_obj, NULL);
-    if (placement == NULL || PyObject_SetAttr(current, str_placement, placement) < 0)
-        goto done;
-    changes = Area_last_changes(area, NULL);
-    if (changes == NULL || PyObject_SetAttr(current, str_changes, changes) < 0)
-        goto done;
-    if (seat_reveal(seat, area, turns) < 0)
-        goto done;
-    result = Py_NewRef(Py_None);
-done:
-    Py_XDECREF(turns);
-    Py_XDECREF(area_obj);
-    Py_XDECREF(current);
-    Py_XDECREF(revealed);
-    Py_XDECREF(face);
-    Py_XDECREF(flag);
-    Py_XDECREF(placement);
-    Py_XDECREF(changes);
-    return result;
-}
-
 /* ----------------------------------------------------------------- the module */
 
 static PyObject *
@@ -2528,9 +2314,6 @@ accel_setup(PyObject *module, PyObject *args)
 
 static PyMethodDef accel_methods[] = {
     {"setup", accel_setup, METH_VARARGS, "Hand over the Python types the core creates."},
-    {"setup_seat", accel_setup_seat, METH_VARARGS, "Hand over what Seat.push_move creates."},
-    {"seat_push", (PyCFunction)(void (*)(void))accel_seat_push, METH_FASTCALL,
-     "Seat.push_move for a seat whose area is compiled."},
     {NULL},
 };
 
@@ -2563,16 +2346,11 @@ PyInit__accel(void)
     str_status = PyUnicode_InternFromString("status");
     str_connection = PyUnicode_InternFromString("connection");
     str_double = PyUnicode_InternFromString("double");
+    str_flag = PyUnicode_InternFromString("flag");
+    str_task = PyUnicode_InternFromString("task");
     FaceIndex = PyDict_New();
-    const char *names[] = {"turns", "revealed", "face", "flag", "area", "placement", "changes", "tiles",
-                           "_tasks", "_landscapes", "_task_of", "_player_of", "_moves", "set_aside"};
-    PyObject **slots[] = {&str_turns, &str_revealed, &str_face, &str_flag, &str_area, &str_placement,
-                          &str_changes, &str_tiles, &str_tasks_, &str_landscapes_, &str_task_of_,
-                          &str_player_of_, &str_moves_, &str_set_aside};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL)
-            return NULL;
-    if (str_status == NULL || str_connection == NULL || str_double == NULL || FaceIndex == NULL)
+    if (str_status == NULL || str_connection == NULL || str_double == NULL || str_flag == NULL ||
+        str_task == NULL || FaceIndex == NULL)
         return NULL;
     if (PyType_Ready(&AreaType) < 0)
         return NULL;

@@ -1,7 +1,7 @@
 """Types of the compiled core (dorf/rules/_accel.c): the hot path and primitives of PlayArea."""
 
 from array import array
-from collections.abc import Callable, Container
+from collections.abc import Container
 from typing import Any
 
 from dorf.rules.area import PlacedTile
@@ -23,6 +23,9 @@ class Area:
     def push(
         self, face: str, cell: int, k: int, *, flag: str | None = None, task: TaskSpec | None = None
     ) -> None: ...
+    def push_changes(
+        self, face: str, cell: int, k: int, *, flag: str | None = None, task: TaskSpec | None = None
+    ) -> tuple[tuple[Task, TaskStatus], ...]: ...
     def pop(self) -> PlacedTile: ...
     def copy(self) -> Any: ...
     def legal_moves(self, face: str, task: TaskSpec | None = None) -> list[tuple[int, int]]: ...
@@ -63,7 +66,3 @@ def setup(
     letters: str,
     area_letters: str,
 ) -> None: ...
-def setup_seat(
-    turn: type[Any], revealed: type[Any], placement_at: Callable[[int, int], Any], opening: int, active: int
-) -> None: ...
-def seat_push(seat: Any, cell: int, rot: int) -> None: ...

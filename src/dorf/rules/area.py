@@ -928,6 +928,13 @@ class PlayArea:
         self._cells.append(cell)
         self.placed.append(PlacedTile(face, hex_of(cell), k, flag, new_task))
 
+    def push_changes(
+        self, face: str, cell: int, k: int, *, flag: str | None = None, task: TaskSpec | None = None
+    ) -> tuple[tuple[Task, TaskStatus], ...]:
+        """:meth:`push`, then :meth:`last_changes`: the tasks the tile completed or failed, in one call."""
+        self.push(face, cell, k, flag=flag, task=task)
+        return self.last_changes()
+
     def _judge_double(self, task: Task) -> TaskStatus:
         """Completed when either territory is exactly the value; failed when both are impossible."""
         failed = 0

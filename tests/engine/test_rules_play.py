@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_terminal import dorf_here, first_moves
 
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadView
 from dorf.rules.area import PlayArea
 from dorf.terminal.duel import DuelSession
 from dorf.terminal.screen import Console
-from test_terminal import dorf_here, first_moves
 
 
 def fingerprint(area: PlayArea) -> tuple[Any, ...]:

@@ -13,7 +13,7 @@ from boards import at
 from dorf.cli import main
 from dorf.formats.record import RecordError, record_of, replay_record
 from dorf.games.duel import DuelGame, DuelState
-from dorf.games.seat import IllegalDecision
+from dorf.games.state import GameOver, OutOfTurn
 from dorf.rules.area import IllegalPlacement, Placement
 from dorf.rules.hexgrid import Hex
 from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
@@ -72,7 +72,7 @@ def test_a_player_who_has_placed_the_tile_may_not_place_it_again():
     state = started()
     state.play(state.legal_placements(0)[0], 0)
     free = state.legal_placements(1)[0]  # a cell that would be legal in player 1's area
-    reason = refused(state, free, 0, IllegalDecision)
+    reason = refused(state, free, 0, OutOfTurn)
     assert reason == "player 1 has placed this tile; waiting for player 2"
     state.play(free, 1)  # player 2 may
     assert state.to_move() == (0, 1)
@@ -82,7 +82,7 @@ def test_the_second_player_may_not_place_twice_either():
     state = started()
     placement = state.legal_placements(1)[0]
     state.play(placement, 1)
-    reason = refused(state, placement, 1, IllegalDecision)
+    reason = refused(state, placement, 1, OutOfTurn)
     assert reason == "player 2 has placed this tile; waiting for player 1"
 
 
@@ -90,18 +90,18 @@ def test_no_placement_after_the_game_is_over():
     state = finished()
     assert state.is_over
     for player in (0, 1):
-        assert refused(state, at(0, 1), player, IllegalDecision) == "the game is over"
+        assert refused(state, at(0, 1), player, GameOver) == "the game is over"
     assert state.legal_placements(0) == state.legal_placements(1) == []
 
 
 def test_no_placement_after_the_game_is_over_without_naming_a_player():
-    assert refused(finished(), at(0, 1), None, IllegalDecision) == "the game is over"
+    assert refused(finished(), at(0, 1), None, GameOver) == "the game is over"
 
 
 @pytest.mark.parametrize("player", [2, -1, 7])
 def test_a_player_who_does_not_exist(player):
     state = started()
-    reason = refused(state, state.legal_placements(0)[0], player, IllegalDecision)
+    reason = refused(state, state.legal_placements(0)[0], player, OutOfTurn)
     assert reason.startswith("there is no player")
 
 
@@ -174,7 +174,7 @@ def test_a_player_whose_tile_was_set_aside_is_told_so():
         state.play(at(*first), 0)
         state.play(at(*second), 1)
     assert state.turns[-1].set_aside == [True, False]
-    assert "set aside" in refused(state, at(-2, 0), 0, IllegalDecision)
+    assert "set aside" in refused(state, at(-2, 0), 0, OutOfTurn)
 
 
 def test_undo_with_nothing_to_undo():

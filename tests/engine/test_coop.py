@@ -10,6 +10,7 @@ import pytest
 from boards import at, tileset
 from dorf.games.coop import CoopGame, CoopState, PlayerView
 from dorf.games.seat import markers_unseen, unseen_tiles
+from dorf.games.state import GameOver
 from dorf.rules.area import IllegalPlacement
 from dorf.rules.hexgrid import Hex
 from dorf.rules.scoring import score_coop
@@ -124,8 +125,8 @@ def test_no_move_after_the_end():
         state.play(state.legal_placements()[0])
     assert state.is_over
     assert state.legal_placements() == [] and state.legal_moves() == []
-    assert state.why_illegal(at(5, 5)) is not None
-    with pytest.raises(IllegalPlacement):
+    assert state.why_illegal(at(5, 5)) == "the game is over"
+    with pytest.raises(GameOver, match=r"^the game is over$"):
         state.play(at(0, 1))
 
 
@@ -164,8 +165,9 @@ def test_undo_restores_everything_exactly(seed):
     end = snaps[-1]
     # Step back through the whole game, checking each earlier state exactly.
     for number in range(len(decisions), 0, -1):
-        turn = state.undo()
-        assert turn.placement is None
+        player, placement = state.undo()
+        assert (player, placement) == (state.turns[-1].player, decisions[number - 1])
+        assert state.turns[-1].placement is None
         assert snapshot(state) == snaps[number - 1], f"after undoing decision {number}"
     with pytest.raises(IndexError):
         state.undo()
@@ -205,7 +207,7 @@ def test_undo_of_a_game_that_ended_on_set_aside_tiles():
     state.play(choice)  # turns 4 and 5 reveal landscapes that fit nowhere: the game ends
     after = snapshot(state)
     assert state.is_over and [t.set_aside for t in state.turns] == [False] * 3 + [True, True]
-    assert state.undo().number == 3
+    assert state.undo() == (0, choice) and state.turns[-1].number == 3
     assert snapshot(state) == before
     assert state.landscapes_left() == 2
     state.play(choice)
@@ -262,7 +264,9 @@ def test_view_holds_nothing_about_stack_order_or_removed_tiles():
     assert isinstance(view, PlayerView)
     assert {f.name for f in dataclasses.fields(view)} == VIEW_FIELDS
     public = {name for name in dir(view) if not name.startswith("_")}
-    assert public - VIEW_FIELDS <= {"legal_placements", "legal_decisions"}
+    # Besides the fields, only what is read off them (the one interface of every game's view).
+    derived = {"legal_placements", "legal_decisions", "to_move", "areas", "to_place", "phase", "mode"}
+    assert public - VIEW_FIELDS <= derived
     assert not any(hasattr(view, name) for name in ("_hidden", "hidden", "removed", "stacks", "order"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.turn = 2  # type: ignore[misc]

@@ -13,14 +13,15 @@ import json
 from pathlib import Path
 
 import pytest
+from test_property_head_to_head import snapshot
 
 from boards import tile
 from dorf.cli import main
 from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, IllegalDecision, Pick
+from dorf.games.state import GameOver, OutOfTurn, WrongKind
 from dorf.rules.area import IllegalPlacement, Placement
 from dorf.rules.hexgrid import Hex
 from dorf.rules.tiles import LANDSCAPE, Tile, TileSet
-from test_property_head_to_head import snapshot
 
 
 def drafted(seed: int = 2) -> HeadToHeadState:
@@ -69,15 +70,15 @@ def test_a_pick_of_a_tile_not_in_the_pool_is_refused():
 
 def test_a_pick_by_the_wrong_player_is_refused():
     state = HeadToHeadGame(seed=1).new_state()
-    assert refused(state, IllegalDecision, Pick(state.pool[0]), 1) == "it is player 1's pick"
+    assert refused(state, OutOfTurn, Pick(state.pool[0]), 1) == "it is player 1's pick"
     state.pick(state.pool[0], 0)
-    assert refused(state, IllegalDecision, Pick(state.pool[0]), 0) == "it is player 2's pick"
-    assert refused(state, IllegalDecision, Pick(state.pool[0]), 2) == "there is no player 3"
+    assert refused(state, OutOfTurn, Pick(state.pool[0]), 0) == "it is player 2's pick"
+    assert refused(state, OutOfTurn, Pick(state.pool[0]), 2) == "there is no player 3"
 
 
 def test_a_placement_in_the_draft_is_refused():
     state = HeadToHeadGame(seed=1).new_state()
-    reason = refused(state, IllegalDecision, Placement(Hex(0, 0), 0), 0)
+    reason = refused(state, WrongKind, Placement(Hex(0, 0), 0), 0)
     assert reason == "the draft is still on: pick a tile"
     assert state.legal_placements(0) == state.legal_placements(1) == []
     assert state.legal_moves(0) == []
@@ -85,7 +86,7 @@ def test_a_placement_in_the_draft_is_refused():
 
 def test_a_pick_after_the_draft_is_refused():
     state = drafted()
-    assert refused(state, IllegalDecision, Pick(0), 0) == "the draft is over"
+    assert refused(state, WrongKind, Pick(0), 0) == "the draft is over"
     assert state.legal_picks() == [] and state.view(0).legal_picks() == []
 
 
@@ -96,11 +97,11 @@ def test_a_placement_by_a_player_who_placed_this_round_is_refused():
     state = drafted()
     state.play(state.legal_placements(0)[0], 0)
     assert state.to_move() == (1,)
-    reason = refused(state, IllegalDecision, some_placement(state, 0), 0)
+    reason = refused(state, OutOfTurn, some_placement(state, 0), 0)
     assert reason == "player 1 has placed this round; waiting for player 2"
     state.play(state.legal_placements(1)[0], 1)
     state.play(state.legal_placements(1)[0], 1)  # player 2 first in the next round
-    reason = refused(state, IllegalDecision, some_placement(state, 1), 1)
+    reason = refused(state, OutOfTurn, some_placement(state, 1), 1)
     assert reason == "player 2 has placed this round; waiting for player 1"
 
 
@@ -117,13 +118,13 @@ def test_a_placement_by_a_finished_player_is_refused():
         pytest.fail("no seed where one player finishes first")
     finished, other = done[0], 1 - done[0]
     assert state.revealed(finished) is None and state.to_move() == (other,)
-    reason = refused(state, IllegalDecision, Placement(Hex(9, 9), 0), finished)
+    reason = refused(state, OutOfTurn, Placement(Hex(9, 9), 0), finished)
     assert reason == f"player {finished + 1}'s game is over"
     while not state.is_over:
         state.play(state.legal_placements(other)[0], other)
     for p in (0, 1):
-        assert refused(state, IllegalDecision, Placement(Hex(9, 9), 0), p) == "the game is over"
-    assert refused(state, IllegalDecision, Pick(5), 1) == "the game is over"
+        assert refused(state, GameOver, Placement(Hex(9, 9), 0), p) == "the game is over"
+    assert refused(state, GameOver, Pick(5), 1) == "the game is over"
 
 
 def test_an_illegal_placement_is_refused_with_the_rule_it_breaks():

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_golden import diff_message as golden_diff
+from test_golden import to_text
 
 from dorf.formats.record import record_of, replay_record
 from dorf.games.duel import DuelGame, DuelState
 from dorf.rules.area import Placement
-from test_golden import diff_message as golden_diff
-from test_golden import to_text
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 GOLDEN_SEEDS = (1, 2, 3)
@@ -132,8 +132,9 @@ def test_golden_duel_record_replays_to_the_same_scores(seed: int) -> None:
 @pytest.mark.parametrize("seed", GOLDEN_SEEDS, ids=IDS)
 def test_golden_duel_scores_the_same_from_scratch(seed: int) -> None:
     """The reference recomputes both stored pads from the bare placed tiles."""
-    from reference import RefBoard, RefTile
     from test_property import ref_task
+
+    from reference import RefBoard, RefTile
 
     stored = load_golden(seed)
     state = replay_record(stored["record"])

@@ -45,8 +45,8 @@ from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
 from dorf.rules.scoring import SCORERS
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import TileSet
+from repo import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason="the compiled backend is not built")
 AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
 T = TypeVar("T")

@@ -11,13 +11,14 @@ frontier, the legal placements, the score pad) must equal what
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event
 from hypothesis import strategies as st
 
-from budget import examples
+from budget import Games, play, tiers
 from dorf.games.coop import CoopGame, CoopState
 from dorf.rules.area import Placement, PlayArea
 from dorf.rules.hexgrid import Hex, cell_of
@@ -26,12 +27,6 @@ from dorf.rules.tasks import DOUBLE_PAIRS, TaskSpec
 from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, areas
 from reference import TASK_LETTERS, RefBoard, RefTask, RefTile, task_letters
 
-pytestmark = pytest.mark.slow
-
-SETTINGS: dict[str, Any] = {
-    "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
-}
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 PLAYERS = st.integers(min_value=1, max_value=6)
 
@@ -273,11 +268,14 @@ def play_checked(state: CoopState, data: st.DataObject) -> RefBoard:
     return ref
 
 
-@settings(max_examples=examples(16), **SETTINGS)
-@given(seed=SEEDS, players=PLAYERS, data=st.data())
-def test_coop_game_matches_reference(seed: int, players: int, data: st.DataObject) -> None:
+@tiers(8)
+def test_coop_game_matches_reference(games: Games) -> None:
     """A random cooperative game with the base tiles, checked figure by figure after every placement."""
-    play_checked(CoopGame(seed=seed, players=players).new_state(), data)
+
+    def game(seed: int, players: int, data: st.DataObject) -> None:
+        play_checked(CoopGame(seed=seed, players=players).new_state(), data)
+
+    play(games, game, seed=SEEDS, players=PLAYERS, data=st.data())
 
 
 #: Letter pools for random boxes, crowded with rivers and tracks.
@@ -301,19 +299,23 @@ def tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()})
 
 
-@settings(max_examples=examples(60), **SETTINGS)
-@given(tileset=tilesets(), seed=SEEDS, data=st.data())
-def test_coop_game_with_random_boxes_matches_reference(
-    tileset: TileSet, seed: int, data: st.DataObject
-) -> None:
+@tiers(60, quick=4)
+def test_coop_game_with_random_boxes_matches_reference(games: Games) -> None:
     """Cooperative games on random boxes: set-aside tiles, early ends, task stacks running out."""
-    play_checked(CoopGame(seed=seed, tileset=tileset).new_state(), data)
+
+    def game(tileset: TileSet, seed: int, data: st.DataObject) -> None:
+        play_checked(CoopGame(seed=seed, tileset=tileset).new_state(), data)
+
+    play(games, game, tileset=tilesets(), seed=SEEDS, data=st.data())
 
 
-@settings(max_examples=examples(12), **SETTINGS)
-@given(seed=SEEDS, players=PLAYERS, data=st.data())
-def test_coop_undo_restores_everything(seed: int, players: int, data: st.DataObject) -> None:
+@tiers(12)
+def test_coop_undo_restores_everything(games: Games) -> None:
     """push_move then undo restores the state exactly, one move back or all the way."""
+    play(games, undo_and_replay, seed=SEEDS, players=PLAYERS, data=st.data())
+
+
+def undo_and_replay(seed: int, players: int, data: st.DataObject) -> None:
     state = CoopGame(seed=seed, players=players).new_state()
     history = []
     while not state.is_over:
@@ -401,26 +403,31 @@ def area_snapshot(area: PlayArea, face: str, task: TaskSpec | None) -> tuple[Any
     )
 
 
-@settings(max_examples=examples(48), **SETTINGS)
-@given(data=st.data())
-def test_random_faces_match_reference(data: st.DataObject) -> None:
+@tiers(24, quick=3)
+def test_random_faces_match_reference(games: Games) -> None:
     """Random boards of random faces, flags and tasks: merging, closing, many tasks per group."""
-    check_random_board(data, data.draw(st.sampled_from(PALETTES), label="palette"), "coop")
+    play(games, random_board(PALETTES, "coop"), data=st.data())
 
 
-@settings(max_examples=examples(40), **SETTINGS)
-@given(data=st.data())
-def test_head_to_head_faces_match_reference(data: st.DataObject) -> None:
+@tiers(24, quick=3)
+def test_head_to_head_faces_match_reference(games: Games) -> None:
     """Random boards with lakes, mountains and multicoloured flag edges (rules 19 and 20)."""
-    palette = data.draw(st.sampled_from(HEAD_TO_HEAD_PALETTES), label="palette")
-    check_random_board(data, palette, "head-to-head")
+    play(games, random_board(HEAD_TO_HEAD_PALETTES, "head-to-head"), data=st.data())
 
 
-@settings(max_examples=examples(40), **SETTINGS)
-@given(data=st.data())
-def test_duel_faces_match_reference(data: st.DataObject) -> None:
+@tiers(16, quick=3)
+def test_duel_faces_match_reference(games: Games) -> None:
     """Random boards with connection and double tasks (rules 25 and 26)."""
-    check_random_board(data, data.draw(st.sampled_from(PALETTES), label="palette"), "duel")
+    play(games, random_board(PALETTES, "duel"), data=st.data())
+
+
+def random_board(palettes: tuple[str, ...], mode: str) -> Callable[[st.DataObject], None]:
+    """The property: a board of a palette drawn from ``palettes`` (see :func:`check_random_board`)."""
+
+    def board(data: st.DataObject) -> None:
+        check_random_board(data, data.draw(st.sampled_from(palettes), label="palette"), mode)
+
+    return board
 
 
 def check_random_board(data: st.DataObject, palette: str, mode: str) -> None:

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_golden import diff_message as golden_diff
+from test_golden import to_text
 
 from dorf.formats.record import record_of, replay_record
 from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
 from dorf.rules.area import Placement
 from dorf.rules.scoring import score_head_to_head
 from dorf.rules.tiles import load_tileset
-from test_golden import diff_message as golden_diff
-from test_golden import to_text
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 #: (seed, chooser) of each golden game.

@@ -23,22 +23,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-from hypothesis import event, given, settings
+from hypothesis import event
 from hypothesis import strategies as st
-
-from budget import examples
-from dorf.formats.record import record_of, replay_record
-from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
-from dorf.rules.area import Placement, PlayArea
-from dorf.rules.scoring import score_head_to_head
-from dorf.rules.tasks import TaskSpec
-from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
-from reference import RefBoard, RefTile
 from test_property import (
     HEAD_TO_HEAD_PALETTES,
     SEEDS,
-    SETTINGS,
     engine_groups,
     engine_tasks,
     ref_task,
@@ -46,7 +35,14 @@ from test_property import (
     reference_tasks,
 )
 
-pytestmark = pytest.mark.slow
+from budget import Games, play, tiers
+from dorf.formats.record import record_of, replay_record
+from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState, Pick
+from dorf.rules.area import Placement, PlayArea
+from dorf.rules.scoring import score_head_to_head
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet
+from reference import RefBoard, RefTile
 
 H2H_TASK_LETTERS = {"forest": "F", "grain": "G", "village": "V", "river": "R"}
 #: Letter pools crowded with edges that must meet their kind.
@@ -310,10 +306,13 @@ def replayed(state: HeadToHeadState) -> HeadToHeadState:
 # --- the real tile set ------------------------------------------------------------------------
 
 
-@settings(max_examples=examples(6), **SETTINGS)
-@given(seed=SEEDS, data=st.data())
-def test_head_to_head_games_match_the_reference(seed: int, data: st.DataObject) -> None:
+@tiers(4)
+def test_head_to_head_games_match_the_reference(games: Games) -> None:
     """Random games with the real box; the record replays to the same state."""
+    play(games, real_box_game, seed=SEEDS, data=st.data())
+
+
+def real_box_game(seed: int, data: st.DataObject) -> None:
     state = play_checked(HeadToHeadGame(seed=seed), data)
     record = json.loads(json.dumps(record_of(state)))
     again = replay_record(record)
@@ -322,10 +321,13 @@ def test_head_to_head_games_match_the_reference(seed: int, data: st.DataObject) 
     assert json.loads(json.dumps(record_of(again))) == record
 
 
-@settings(max_examples=examples(3), **SETTINGS)
-@given(seed=SEEDS, data=st.data())
-def test_head_to_head_undo_all_the_way_and_replay(seed: int, data: st.DataObject) -> None:
+@tiers(3)
+def test_head_to_head_undo_all_the_way_and_replay(games: Games) -> None:
     """Take back every decision, one by one, through the end of the draft; then play them again."""
+    play(games, undo_all_the_way, seed=SEEDS, data=st.data())
+
+
+def undo_all_the_way(seed: int, data: st.DataObject) -> None:
     state = HeadToHeadGame(seed=seed).new_state()
     history = []
     while not state.is_over:
@@ -383,12 +385,13 @@ def head_to_head_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(every[i] for i in order))
 
 
-@settings(max_examples=examples(40), **SETTINGS)
-@given(tileset=head_to_head_tilesets(), seed=SEEDS, data=st.data())
-def test_head_to_head_random_boxes_match_the_reference(
-    tileset: TileSet, seed: int, data: st.DataObject
-) -> None:
+@tiers(40, quick=4)
+def test_head_to_head_random_boxes_match_the_reference(games: Games) -> None:
     """Small random boxes: lopsided drafts, set-aside tiles, one player's game ending early."""
+    play(games, random_box_game, tileset=head_to_head_tilesets(), seed=SEEDS, data=st.data())
+
+
+def random_box_game(tileset: TileSet, seed: int, data: st.DataObject) -> None:
     state = play_checked(HeadToHeadGame(seed=seed, tileset=tileset), data)
     assert snapshot(replayed(state)) == snapshot(state)
     counts = [len(seat.decisions) for seat in state.seats]

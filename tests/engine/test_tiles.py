@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -22,10 +21,11 @@ from dorf.rules.tiles import (
     load_tileset,
     rotate,
 )
+from repo import ROOT
 
 TASK_TYPES = ("forest", "grain", "village", "river", "track")
 TASK_LETTERS = {"forest": "F", "grain": "G", "village": "V", "river": "R", "track": "T"}
-SHARED_TILES = Path(__file__).resolve().parents[2] / "shared" / "data" / "board_game_tiles.tsv"
+SHARED_TILES = ROOT.parent / "shared" / "data" / "board_game_tiles.tsv"
 
 
 @pytest.fixture(scope="module")

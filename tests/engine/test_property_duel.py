@@ -27,11 +27,11 @@ import json
 from collections import Counter
 from typing import Any
 
-import pytest
-from hypothesis import event, given, settings
+from hypothesis import event
 from hypothesis import strategies as st
+from test_property import SEEDS, check_area, engine_figures, ref_task
 
-from budget import examples
+from budget import Games, play, tiers
 from dorf.formats.record import apply_decision, record_of, replay_record
 from dorf.games.duel import DuelGame, DuelState
 from dorf.rules.area import Placement
@@ -39,9 +39,6 @@ from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE_PAIRS
 from dorf.rules.tiles import LANDSCAPE, TASK, Tile, TileSet, load_tileset
 from reference import TASK_LETTERS, RefBoard, RefTile
-from test_property import SEEDS, SETTINGS, check_area, engine_figures, ref_task
-
-pytestmark = pytest.mark.slow
 
 REMOVED = 3
 
@@ -233,10 +230,13 @@ def check_undo_and_replay(state: DuelState, before_each: list[tuple[Any, ...]]) 
 # --- the designed set --------------------------------------------------------------------------
 
 
-@settings(max_examples=examples(4), **SETTINGS)
-@given(seed=SEEDS, data=st.data())
-def test_duel_game_matches_reference(seed: int, data: st.DataObject) -> None:
+@tiers(2)
+def test_duel_game_matches_reference(games: Games) -> None:
     """A random Duel with the designed set, checked after every placement, undone and replayed."""
+    play(games, designed_set_game, seed=SEEDS, data=st.data())
+
+
+def designed_set_game(seed: int, data: st.DataObject) -> None:
     state = DuelGame(seed=seed).new_state()
     refs, before_each = play_checked(state, data)
     for p in (0, 1):  # rule 23: each player lays (or sets aside) 42 - 3 landscape tiles
@@ -299,22 +299,26 @@ def duel_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()}, tuple(doubles))
 
 
-@settings(max_examples=examples(48), **SETTINGS)
-@given(tileset=duel_tilesets(), seed=SEEDS, data=st.data())
-def test_duel_with_random_boxes_matches_reference(tileset: TileSet, seed: int, data: st.DataObject) -> None:
+@tiers(48, quick=4)
+def test_duel_with_random_boxes_matches_reference(games: Games) -> None:
     """Duels on random boxes: set-aside tiles in one or both areas, early ends, empty stacks."""
-    state = DuelGame(seed=seed, tileset=tileset).new_state()
-    _, before_each = play_checked(state, data)
-    check_undo_and_replay(state, before_each)
+
+    def game(tileset: TileSet, seed: int, data: st.DataObject) -> None:
+        state = DuelGame(seed=seed, tileset=tileset).new_state()
+        _, before_each = play_checked(state, data)
+        check_undo_and_replay(state, before_each)
+
+    play(games, game, tileset=duel_tilesets(), seed=SEEDS, data=st.data())
 
 
-@settings(max_examples=examples(16), **SETTINGS)
-@given(tileset=duel_tilesets(), seed=SEEDS, data=st.data())
-def test_duel_undo_in_the_middle_then_a_different_game(
-    tileset: TileSet, seed: int, data: st.DataObject
-) -> None:
+@tiers(16, quick=4)
+def test_duel_undo_in_the_middle_then_a_different_game(games: Games) -> None:
     """Undo several placements in the middle of a game, play on differently: the state is the one
     a fresh game reaches with the decisions that stood."""
+    play(games, undo_in_the_middle, tileset=duel_tilesets(), seed=SEEDS, data=st.data())
+
+
+def undo_in_the_middle(tileset: TileSet, seed: int, data: st.DataObject) -> None:
     state = DuelGame(seed=seed, tileset=tileset).new_state()
     while not state.is_over:
         if state.history and data.draw(st.integers(0, 5), label="take back") == 0:
