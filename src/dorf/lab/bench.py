@@ -29,18 +29,18 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from dorf.games.coop import CoopGame
-from dorf.games.duel import DuelGame, DuelState
-from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.games.coop import CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import HeadToHeadState
+from dorf.games.modes import MODES
 from dorf.players.planner import PlannerPlayer
 from dorf.players.search import SearchPlayer
-from dorf.rules.area import COMPILED, PlayArea, backend, use_backend
+from dorf.rules.area import COMPILED, PlayArea, backend, placement_at, use_backend
 from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import TileSet, load_tileset
 
-BENCH_MODES = ("coop", "duel", "head-to-head")
+BENCH_MODES = tuple(MODES)
 MEASURES = ("play", "search", "planner", "memory")
-_TILESETS = {"coop": "base", "duel": "duel", "head-to-head": "head-to-head"}
 #: What one play area may cost, in bytes, in either backend.
 AREA_BUDGET = 64 * 1024
 #: Futures the search player samples a decision in ``--measure search``.
@@ -54,8 +54,8 @@ class BenchError(ValueError):
 # --- play ----------------------------------------------------------------------------------
 
 
-def _coop_game(seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float]:
-    state = CoopGame(seed=seed, tileset=tiles).new_state()
+def _lay_table(state: CoopState, rng: random.Random) -> int:
+    """Random placements to the end of a cooperative game; returns how many."""
     placements = 0
     while True:
         moves = state.legal_moves()
@@ -64,33 +64,57 @@ def _coop_game(seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, floa
         cell, rot = moves[rng.randrange(len(moves))]
         state.push_move(cell, rot)
         placements += 1
-    return placements, state.score().total
+    return placements
 
 
-def _two_player_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float, float]:
-    """One game of random players; returns placements (both players'), the mean of the two totals
-    and the seconds the Head to Head draft took (it places no tile: ``run_bench`` times it apart)."""
-    game: DuelState | HeadToHeadState
-    draft = 0.0
-    if mode == "duel":
-        game = DuelGame(seed=seed, tileset=tiles).new_state()
-    else:
-        started = time.perf_counter()
-        game = HeadToHeadGame(seed=seed, tileset=tiles).new_state()
-        while game.pool:
-            game.pick(game.pool[rng.randrange(len(game.pool))])
-        draft = time.perf_counter() - started
+def _lay_seats(state: DuelState | HeadToHeadState, rng: random.Random) -> int:
+    """Random placements to the end of a two-player game, whoever is to move; returns how many."""
     placements = 0
     while True:
-        waiting = game.to_move()
+        waiting = state.to_move()
         if not waiting:
             break
         player = waiting[0]
-        moves = game.legal_moves(player)
+        moves = state.legal_moves(player)
         cell, rot = moves[rng.randrange(len(moves))]
-        game.push_move(cell, rot, player)
+        state.push_move(cell, rot, player)
         placements += 1
-    return placements, sum(pad.total for pad in game.scores()) / 2, draft
+    return placements
+
+
+#: Per game, random play to the end through the unchecked ``push_move`` (the hot path this times;
+#: the state's interface has only the checked ``apply``): the cooperative state's places for
+#: whoever is to move, the two-player states' take the player.
+_LAYING: dict[str, Callable[[Any, random.Random], int]] = {
+    "coop": _lay_table,
+    "duel": _lay_seats,
+    "head-to-head": _lay_seats,
+}
+
+
+def _random_draft(state: HeadToHeadState, rng: random.Random) -> None:
+    """Random picks to the end of the draft."""
+    while state.pool:
+        state.pick(state.pool[rng.randrange(len(state.pool))])
+
+
+#: The games with a draft (Head to Head), and its random picks: straight from the open pool, as
+#: listing the legal decisions for every pick would make the draft several times slower.
+_DRAFTS: dict[str, Callable[[Any, random.Random], None]] = {"head-to-head": _random_draft}
+
+
+def _random_game(mode: str, seed: int, tiles: TileSet, rng: random.Random) -> tuple[int, float, float]:
+    """One game of random players; returns placements (every player's), the mean of the areas'
+    totals and the seconds the draft took (it places no tile: ``run_bench`` times it apart)."""
+    started = time.perf_counter()
+    state = MODES[mode].new(seed, tileset=tiles)
+    draft = 0.0
+    if mode in _DRAFTS:
+        _DRAFTS[mode](state, rng)
+        draft = time.perf_counter() - started
+    placements = _LAYING[mode](state, rng)
+    pads = state.scores()
+    return placements, sum(pad.total for pad in pads) / len(pads), draft
 
 
 def run_bench(games: int, seed: int, tileset: TileSet | None = None, mode: str = "coop") -> dict[str, Any]:
@@ -99,18 +123,15 @@ def run_bench(games: int, seed: int, tileset: TileSet | None = None, mode: str =
     ``seconds`` is the time of whole games (dealing, every placement, scoring), except in Head
     to Head the draft before the laying: it places no tile, and its own time is
     ``draft_seconds``; ``games_per_s`` counts both."""
-    tiles = tileset or load_tileset(_TILESETS[mode])
+    tiles = tileset or load_tileset(MODES[mode].tileset)
     placements = 0
     total_score = 0.0
     draft = 0.0
     started = time.perf_counter()
     for g in range(games):
         rng = random.Random(seed + g)
-        if mode == "coop":
-            placed, score = _coop_game(seed + g, tiles, rng)
-        else:
-            placed, score, drafting = _two_player_game(mode, seed + g, tiles, rng)
-            draft += drafting
+        placed, score, drafting = _random_game(mode, seed + g, tiles, rng)
+        draft += drafting
         placements += placed
         total_score += score
     whole = time.perf_counter() - started
@@ -125,7 +146,7 @@ def run_bench(games: int, seed: int, tileset: TileSet | None = None, mode: str =
         "games_per_s": round(games / whole, 2) if whole else 0.0,
         "mean_score": round(total_score / games, 2) if games else 0.0,
     }
-    if mode == "head-to-head":
+    if mode in _DRAFTS:
         out["draft_seconds"] = round(draft, 3)
     return out
 
@@ -139,31 +160,17 @@ def _positions(mode: str, games: int, seed: int) -> list[Any]:
     for g in range(games):
         rng = random.Random(seed + g)
         steps = 10 + (seed + g) % 21
-        if mode == "coop":
-            state = CoopGame(seed=seed + g).new_state()
-            for _ in range(steps):
-                moves = state.legal_moves()
-                if not moves:
-                    break
-                state.push_move(*moves[rng.randrange(len(moves))])
-            if not state.is_over:
-                views.append(state.view())
-            continue
-        game: DuelState | HeadToHeadState
-        if mode == "duel":
-            game = DuelGame(seed=seed + g).new_state()
-        else:
-            game = HeadToHeadGame(seed=seed + g).new_state()
-            while game.pool:
-                game.pick(game.pool[rng.randrange(len(game.pool))])
-        for _ in range(2 * steps):
-            waiting = game.to_move()
+        state = MODES[mode].new(seed + g)
+        if mode in _DRAFTS:
+            _DRAFTS[mode](state, rng)
+        for _ in range(steps * len(state.areas)):  # each area to its 10th to 30th tile
+            waiting = state.to_move()
             if not waiting:
                 break
-            moves = game.legal_moves(waiting[0])
-            game.push_move(*moves[rng.randrange(len(moves))], waiting[0])
-        if game.to_move():
-            views.append(game.view(game.to_move()[0]))
+            moves = state.legal_moves(waiting[0])
+            state.apply(placement_at(*moves[rng.randrange(len(moves))]), waiting[0])
+        if waiting := state.to_move():
+            views.append(state.view(waiting[0]))
     return views
 
 
@@ -223,7 +230,7 @@ def area_bytes(mode: str = "coop") -> tuple[int, int]:
     every allocation the area holds (its Python objects and, for the compiled core, its C
     arrays), by :mod:`tracemalloc`, after one area has been built to fill the caches shared
     by all areas (tile tables, cached moves)."""
-    box = _box(load_tileset(_TILESETS[mode]))
+    box = _box(load_tileset(MODES[mode].tileset))
     _fill(box)
     gc.collect()
     tracing = tracemalloc.is_tracing()

@@ -45,14 +45,17 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from dorf.arguments import integer, positive
-from dorf.games.coop import MAX_PLAYERS, CoopGame
-from dorf.games.duel import DuelGame, DuelState
-from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
-from dorf.lab.bots import DEFAULT_SECONDS, BotPlayer, bot_seconds, check_spec, exit_now, make_any_player
+from dorf.bots.player import BotPlayer, check_spec, make_any_player
+from dorf.bots.process import exit_now
+from dorf.bots.protocol import DEFAULT_SECONDS, bot_seconds
+from dorf.games.coop import MAX_PLAYERS, CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import HeadToHeadState
+from dorf.games.modes import MODES as GAMES
 from dorf.players import Player
 from dorf.rules.area import Placement
 
-MODES = ("coop", "duel", "head-to-head")
+MODES = tuple(GAMES)
 BACKENDS = ("local", "ray")
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -66,6 +69,17 @@ GameResult = dict[str, Any]
 
 class SimulateError(ValueError):
     """A user error in a simulation's set-up; the message is one line."""
+
+
+def two_seats(mode: str) -> bool:
+    """Whether ``mode`` is played by two seats against each other (the Duel, Head to Head), the
+    second for ``--opponent``; the cooperative game's seats are one team, ``--players`` of them."""
+    return GAMES[mode].players == (2, 2)
+
+
+def per_seat(result: GameResult) -> bool:
+    """Whether a game's result has a score pad per seat (a two-player game), not the team's one."""
+    return isinstance(result["score"], list)
 
 
 @dataclass(frozen=True)
@@ -114,22 +128,22 @@ class Simulation:
                     raise SimulateError(str(exc)) from None
         if self.games < 1:
             raise SimulateError(f"--games must be at least 1, not {self.games}")
-        if self.mode == "coop":
+        if not two_seats(self.mode):
             if self.opponent is not None:
                 raise SimulateError("the cooperative game has no opponent: use --players K for hot-seat")
             if not 1 <= self.players <= MAX_PLAYERS:
                 raise SimulateError(f"the cooperative game is for 1 to {MAX_PLAYERS} players")
         elif self.players != 1:
             raise SimulateError(f"--players is for the cooperative game; {self.mode} has two seats")
-        if self.alternate and self.mode == "coop":
+        if self.alternate and not two_seats(self.mode):
             raise SimulateError("--alternate is for the two-player modes")
 
     @property
     def seats(self) -> tuple[str, ...]:
         """The player spec of each seat."""
-        if self.mode == "coop":
-            return (self.player,) * self.players
-        return (self.player, self.opponent or self.player)
+        if two_seats(self.mode):
+            return (self.player, self.opponent or self.player)
+        return (self.player,) * self.players
 
     def jobs(self) -> list[GameJob]:
         clock = self.bot_seconds
@@ -193,43 +207,28 @@ def _play(job: GameJob, players: list[Player], bots: list[tuple[int, BotPlayer]]
     }
     if job.swapped is not None:
         result["swapped"] = job.swapped
-    if job.mode == "coop":
-        state = CoopGame(seed=job.seed, players=len(players)).new_state()
-        for seat, bot in bots:
-            bot.attach(state, seat)
-        placed = 0
-        while state.revealed is not None:
-            decision = players[state.player].choose(state.view())
-            if not isinstance(decision, Placement):
-                raise ValueError(f"player {job.seats[state.player]} answered {decision} to a placement")
-            state.play(decision)
-            placed += 1
-        result["moves"] = placed
-        result["score"] = _pad(state.score().as_json())
+    state = GAMES[job.mode].new(job.seed, len(players))
+    # The programs' mirror of the game rebuilds it from its seed, which the state's interface
+    # does not give: it takes the games' own states.
+    assert isinstance(state, CoopState | DuelState | HeadToHeadState)
+    for seat, bot in bots:
+        bot.attach(state, seat)
+    moves = [0] * state.players
+    while waiting := state.to_move():
+        p = waiting[0]
+        choice = players[p].choose(state.view(p))
+        state.apply(choice, p)
+        if isinstance(choice, Placement):
+            moves[p] += 1
+    pads = state.scores()
+    if len(pads) == 1:  # one area for everyone: the team's placements and score pad
+        result["moves"] = sum(moves)
+        result["score"] = _pad(pads[0].as_json())
     else:
-        game: DuelState | HeadToHeadState
-        game = (
-            DuelGame(seed=job.seed).new_state()
-            if job.mode == "duel"
-            else HeadToHeadGame(job.seed).new_state()
-        )
-        for seat, bot in bots:
-            bot.attach(game, seat)
-        moves = [0, 0]
-        while waiting := game.to_move():
-            p = waiting[0]
-            choice = players[p].choose(game.view(p))
-            if isinstance(game, DuelState):
-                if not isinstance(choice, Placement):
-                    raise ValueError(f"player {job.seats[p]} answered {choice} to a placement")
-                game.play(choice, p)
-            else:
-                game.apply(choice, p)
-            if isinstance(choice, Placement):
-                moves[p] += 1
         result["moves"] = moves
-        result["score"] = [_pad(pad.as_json()) for pad in game.scores()]
-        result["winner"] = game.winner()
+        result["score"] = [_pad(pad.as_json()) for pad in pads]
+        first, second = state.returns()
+        result["winner"] = None if first == second else 0 if first > second else 1
     return result
 
 
@@ -504,7 +503,7 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     games = len(results)
     mode = results[0]["mode"]
     out: dict[str, Any] = {"mode": mode, "games": games, "players": results[0]["players"]}
-    if mode == "coop":
+    if not per_seat(results[0]):
         out["team"] = {name: Stats.of(v).as_json() for name, v in seat_values(results).items()}
         moves = sum(result["moves"] for result in results)
         out["seconds_a_move"] = round(sum(result["seconds"] for result in results) / max(moves, 1), 5)
@@ -574,7 +573,7 @@ def summary_lines(summary: dict[str, Any], header: str | None = None) -> list[st
     """The summary table as text lines."""
     lines = [header] if header else []
     players = summary["players"]
-    if summary["mode"] == "coop":
+    if "team" in summary:
         who = players[0] if len(players) == 1 else f"{len(players)} x {players[0]} (hot-seat)"
         lines.append(f"team: {who}")
         lines.extend(_table(summary["team"]))
@@ -643,7 +642,7 @@ def write_plot(path: str | Path, results: Sequence[GameResult]) -> None:
     plt = import_pyplot()
     mode = results[0]["mode"]
     players = results[0]["players"]
-    two = mode != "coop"
+    two = per_seat(results[0])
     seats: list[tuple[str, dict[str, list[float]]]]
     if two:
         seats = [(f"player {s + 1} ({players[s]})", seat_values(results, s)) for s in (0, 1)]

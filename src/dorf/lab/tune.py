@@ -44,9 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from dorf.arguments import integer, positive
-from dorf.games.coop import CoopGame
-from dorf.games.duel import DuelGame, DuelState
-from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState, HeadToHeadView
+from dorf.games.modes import MODES as GAMES
+from dorf.games.state import GameState, Revealed
 from dorf.lab.simulate import MODES, SimulateError, check_writable, import_ray, player_seed
 from dorf.players.evaluation import (
     FLAG_FEATURES,
@@ -110,12 +109,10 @@ def _chooser(player: str | dict[str, Any], seed: int, futures: int) -> Player:
     return PlannerPlayer(seed, iterations=max(futures, 1), width=1 if futures == 0 else 6, weights=weights)
 
 
-def _record(evaluator: Evaluator, view: View) -> dict[str, Any]:
-    """What the evaluation sees in the deciding seat's area, as the look-ahead's leaves see it: the
-    tile just revealed counts as still to come."""
-    position = position_of(view)
-    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
-    assert revealed is not None
+def _record(evaluator: Evaluator, view: View, revealed: Revealed) -> dict[str, Any]:
+    """What the evaluation sees in the seat's area, as the look-ahead's leaves see it: the tile
+    just revealed (``revealed``, the seat's next) counts as still to come."""
+    position = position_of(view, revealed)
     tile = revealed.tile
     left, tasks_left, supply = position.landscapes_left, position.tasks_left, dict(position.supply)
     if tile.is_task:
@@ -152,6 +149,26 @@ def _outcomes(area: PlayArea, final: int, turns: list[dict[str, Any]], seed: int
     return {"seed": seed, "final": final, "turns": turns}
 
 
+def _next_tile(state: GameState, player: int) -> bool:
+    """Whether ``player``'s seat has its next tile revealed."""
+    return state.revealed_for(player) is not None
+
+
+def _to_place(state: GameState, player: int) -> bool:
+    """Whether ``player`` is to place a new tile."""
+    return player in state.to_move()
+
+
+#: Per game, whether a seat's placement is followed by a record: once the seat's next tile is
+#: revealed (the cooperative game's table, Head to Head's own stacks at once); in the Duel the next
+#: tile comes only when both have placed the one before, so only the second to place it records.
+_RECORDS_AFTER: dict[str, Callable[[GameState, int], bool]] = {
+    "coop": _next_tile,
+    "duel": _to_place,
+    "head-to-head": _next_tile,
+}
+
+
 def play_for_data(
     player: str | dict[str, Any], seed: int, futures: int, record: bool = True, mode: str = "coop"
 ) -> list[GameData]:
@@ -159,36 +176,24 @@ def play_for_data(
     what the evaluation saw after each of its placements (unless ``record`` is false) and how the
     game ended for it."""
     evaluator = Evaluator(Weights())
-    if mode == "coop":
-        chooser = _chooser(player, seed, futures)
-        state = CoopGame(seed=seed).new_state()
-        turns: list[dict[str, Any]] = []
-        while not state.is_over:
-            state.play(chooser.choose(state.view()))  # type: ignore[arg-type]
-            if record and not state.is_over:
-                turns.append(_record(evaluator, state.view()))
-        return [_outcomes(state.area, state.score().total, turns, seed)]
-    choosers = [_chooser(player, player_seed(seed, p), futures) for p in (0, 1)]
-    game: DuelState | HeadToHeadState
-    game = DuelGame(seed=seed).new_state() if mode == "duel" else HeadToHeadGame(seed).new_state()
-    seat_turns: list[list[dict[str, Any]]] = [[], []]
-    while waiting := game.to_move():
+    state = GAMES[mode].new(seed)
+    # A solo game's player is seeded with the game's seed, each seat of the others with its own.
+    seeds = [seed] if state.players == 1 else [player_seed(seed, p) for p in range(state.players)]
+    choosers = [_chooser(player, s, futures) for s in seeds]
+    records_after = _RECORDS_AFTER[mode]
+    area_turns: list[list[dict[str, Any]]] = [[] for _ in state.areas]
+    while waiting := state.to_move():
         p = waiting[0]
-        choice = choosers[p].choose(game.view(p))
-        if isinstance(game, DuelState):
-            game.play(choice, p)  # type: ignore[arg-type]
-        else:
-            game.apply(choice, p)
-        if record and isinstance(choice, Placement):
-            if isinstance(game, DuelState):
-                # The tile still waits for the other player: it is placed, nothing new revealed.
-                if p in game.to_move():
-                    seat_turns[p].append(_record(evaluator, game.view(p)))
-            elif game.revealed(p) is not None:
-                seat_turns[p].append(_record(evaluator, game.view(p)))
-    areas = game.areas if isinstance(game, DuelState) else (game.area(0), game.area(1))
-    pads = game.scores()
-    return [_outcomes(areas[p], pads[p].total, seat_turns[p], seed) for p in (0, 1)]
+        choice = choosers[p].choose(state.view(p))
+        state.apply(choice, p)
+        if record and isinstance(choice, Placement) and records_after(state, p):
+            revealed = state.revealed_for(p)
+            assert revealed is not None
+            area_turns[state.area_index(p)].append(_record(evaluator, state.view(p), revealed))
+    return [
+        _outcomes(area, pad.total, turns, seed)
+        for area, pad, turns in zip(state.areas, state.scores(), area_turns, strict=True)
+    ]
 
 
 #: A game to play: the player (a spec, or planner weights), the seed, the planner's futures,

@@ -1,0 +1,56 @@
+"""`dorf bench`: the output line's format and its determinism (never its speed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from in_process import dorf
+
+from dorf.lab.bench import compare, run_bench, run_search_bench
+from dorf.rules.area import COMPILED
+
+KEYS = ["mode", "backend", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]
+
+
+def test_bench_prints_one_json_line_with_the_documented_keys() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dorf.cli", "bench", "--games", "3", "--seed", "4"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1
+    figures = json.loads(lines[0])
+    assert list(figures) == KEYS
+    assert figures["backend"] in ("compiled", "pure")
+    assert figures["games"] == 3
+    assert figures["placements"] > 3 * 45  # every landscape that is played, and task tiles
+
+
+@pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
+def test_bench_games_are_determined_by_the_seed(mode: str) -> None:
+    first, second = run_bench(4, seed=11, mode=mode), run_bench(4, seed=11, mode=mode)
+    assert first["mode"] == mode
+    assert (first["placements"], first["mean_score"]) == (second["placements"], second["mean_score"])
+    assert first["placements"] > 4 * 30
+
+
+def test_bench_rejects_a_bad_count_in_one_line() -> None:
+    done = dorf("bench", "--games", "0")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+
+
+def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
+    figures = run_search_bench(2, 1, player="planner")
+    assert figures["decisions"] == 2 and figures["futures"] == 24 and len(figures["chosen"]) == 2
+    if COMPILED is not None:
+        compared = compare("planner", 2, 1, "coop", rounds=1)
+        assert compared["measure"] == "planner" and compared["same_choices"] is True

@@ -1,0 +1,343 @@
+"""The planner's parts: the outlook of a group, the learned evaluation, explanations, levels."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+
+import pytest
+
+from dorf.games.coop import CoopGame
+from dorf.games.duel import DuelGame
+from dorf.games.headtohead import DRAFT, HeadToHeadGame
+from dorf.players import evaluation, make_player
+from dorf.players.evaluation import (
+    BOARD_FEATURES,
+    TASK_FEATURES,
+    Evaluator,
+    Weights,
+    WeightsError,
+    flag_features,
+    load_weights,
+    read_weights,
+    task_features,
+    weights_document,
+)
+from dorf.players.explain import effects, gains, summary
+from dorf.players.levels import level_spec, levels
+from dorf.players.outlook import Fits
+from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, fits_of, flags_of
+from dorf.rules.area import COMPILED, Placement, PlayArea, use_backend
+from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
+from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
+from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN, TaskSpec
+from repo import DOCS
+
+AVAILABLE = ["compiled", "pure"] if COMPILED is not None else ["pure"]
+
+
+def _reference_open_cells(area: PlayArea, cell: int, letter: str) -> set[int]:
+    """The empty cells next to a group, from the area's own (slower) description of the group."""
+    group = area.group(hex_of(cell), letter)
+    if group is None:
+        return set()
+    joins = group.letter + "X" if group.letter in "FGVX" else group.letter
+    out = set()
+    for at in group.cells:
+        edges = area.edges_at(at)
+        assert edges is not None
+        for d in range(6):
+            near = cell_of(*at) + CELL_DELTAS[d]
+            if edges[d] in joins and area.edges_at(hex_of(near)) is None:
+                out.add(near)
+    return out
+
+
+def test_open_cells_are_the_empty_cells_next_to_the_group_in_random_cooperative_games() -> None:
+    for seed in range(3):
+        state = CoopGame(seed=seed).new_state()
+        rng = random.Random(seed)
+        while not state.is_over:
+            options = state.legal_placements()
+            state.play(options[rng.randrange(len(options))])
+            area = state.area
+            for tile in area.placed[-6:]:
+                for letter in set(tile.face) & set("FGVRT"):
+                    cell = cell_of(*tile.at)
+                    assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
+
+
+def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> None:
+    state = HeadToHeadGame(seed=3).new_state()
+    greedy = make_player("greedy")
+    while not state.is_over:
+        p = state.to_move()[0]
+        state.apply(greedy.choose(state.view(p)), p)
+        if state.phase == DRAFT:
+            continue
+        for area in (state.area(0), state.area(1)):
+            for cell, letter in flags_of(area):
+                assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
+
+
+def test_fits_knows_which_cells_a_tile_can_fill() -> None:
+    fits = Fits(["RMMRMM", "FFFFFF"])
+    assert fits.takers("......") == 2
+    assert fits.takers("R.....") == 1  # only a river may meet a river
+    assert fits.takers("RR....") == 0  # no tile has two rivers side by side
+    assert fits.showing("F.....", 0, "F") == 1 and fits.showing("R.....", 0, "R") == 1
+    assert fits.showing("M.....", 0, "R") == 0  # a river edge may not face meadow
+
+
+def test_the_quick_logits_equal_the_weighted_features() -> None:
+    evaluator = Evaluator(load_weights())
+    weights = load_weights()
+    rng = random.Random(1)
+    for _ in range(300):
+        missing, edges, left, supply = (
+            rng.randint(1, 6),
+            rng.randint(1, 12),
+            rng.randint(0, 45),
+            rng.randint(0, 40),
+        )
+        network, active, size = rng.random() < 0.3, rng.randint(1, 3), rng.randint(1, 20)
+        features = task_features(missing + 1, missing, edges, min(edges, 3), network, left, supply, active)
+        expected = sum(weights.task[name] * f for name, f in zip(weights.task, features, strict=True))
+        assert evaluator.task_logit(missing, edges, network, left, supply, active) == pytest.approx(expected)
+        features = flag_features(size, edges, edges, 0, 0, left)
+        expected = sum(weights.flag[name] * f for name, f in zip(weights.flag, features, strict=True))
+        assert evaluator.flag_logit(size, edges, left) == pytest.approx(expected)
+
+
+def _quick_by_the_logits(
+    evaluator: Evaluator,
+    area: PlayArea,
+    flags: list[tuple[int, str]],
+    left: int,
+    tasks_left: int,
+    supply: dict[str, int],
+) -> float:
+    """The quick evaluation written plainly with task_logit and flag_logit (the fast one inlines
+    them and must give the same value to the last bit)."""
+    total = float(area.longest_river + area.longest_track + 3 * (area.mountains + area.lakes))
+    flags_value = 0.0
+    for cell, letter in flags:
+        size, open_edges = area.figures(cell, letter)
+        if open_edges == 0:
+            total += size
+        else:
+            logit = evaluator.flag_logit(size, open_edges, left)
+            chance = 0.0 if logit < -30 else 1.0 / (1.0 + math.exp(-logit))
+            flags_value += evaluator.flag_points(size, open_edges) * chance
+    tasks_value = 0.0
+    for task in area.tasks:
+        if task.status is COMPLETED:
+            total += task.spec.value
+        elif task.status is OPEN and task.spec.type != CONNECTION:
+            best = 0.0
+            for letter in task.spec.letters:
+                size, open_edges = area.figures(task.cell, letter)
+                if size <= task.spec.value and open_edges:
+                    logit = evaluator.task_logit(
+                        task.spec.value - size,
+                        open_edges,
+                        letter in "RT",
+                        left,
+                        supply.get(letter, 0),
+                        area.active_count,
+                    )
+                    chance = 0.0 if logit < -30 else 1.0 / (1.0 + math.exp(-logit))
+                    best = max(best, task.spec.value * chance)
+            tasks_value += best
+    w = evaluator._value
+    free = 3 - area.active_count if tasks_left > 0 else 0
+    return total + w[0] * left + w[1] * free + w[-2] * tasks_value + w[-1] * flags_value
+
+
+@pytest.mark.parametrize("backend", AVAILABLE)
+@pytest.mark.parametrize("mode", ["coop", "duel"])
+def test_the_quick_evaluation_is_exactly_its_plain_form_in_random_games(mode: str, backend: str) -> None:
+    """Both forms of the quick evaluation, the compiled one (where built) and the Python one, on
+    areas of either backend: the plain form's value to the last bit."""
+    evaluator = Evaluator(load_weights(mode))
+    previous = use_backend(backend)
+    try:
+        _check_quick_in_random_games(evaluator, mode)
+    finally:
+        use_backend(previous)
+
+
+def _check_quick_in_random_games(evaluator: Evaluator, mode: str) -> None:
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = CoopGame(seed=seed).new_state() if mode == "coop" else DuelGame(seed=seed).new_state()
+        for _ in range(60):
+            if mode == "coop":
+                if state.is_over:
+                    break
+                area = state.area
+                ledger, count = evaluator.task_ledger(area), len(area.tasks)
+                options = state.legal_placements()
+                state.play(options[rng.randrange(len(options))])
+            else:
+                waiting = state.to_move()
+                if not waiting:
+                    break
+                area = state.areas[waiting[0]]
+                ledger, count = evaluator.task_ledger(area), len(area.tasks)
+                options = state.legal_placements(waiting[0])
+                state.play(options[rng.randrange(len(options))], waiting[0])
+            # The ledger read before a placement that brought no task and changed none still holds.
+            unchanged = len(area.tasks) == count and not area.last_changes()
+            for left in (0, 5, 40):
+                supply = {letter: rng.randrange(40) for letter in "FGVRTLP"}
+                tasks_left = rng.randrange(3)
+                args = (area, flags_of(area), left, tasks_left, supply)
+                plain = _quick_by_the_logits(evaluator, *args)
+                assert evaluator.quick(*args) == plain
+                assert evaluator.quick_in_python(*args) == plain
+                if unchanged:
+                    assert evaluator.quick(*args, ledger) == plain
+                    assert evaluator.quick_in_python(*args, ledger) == plain
+
+
+def test_the_compiled_quick_evaluation_refuses_what_it_cannot_read() -> None:
+    if evaluation._compiled is None:
+        pytest.skip("dorf.players._quick is not built")
+    evaluator = Evaluator(load_weights())
+    area = CoopGame(seed=1).new_state().area
+    good = (area, evaluator.quick_constants, [], 10, 1, {}, 0, [])
+    assert evaluation._compiled.quick(*good) == evaluator.quick_in_python(area, [], 10, 1, {})
+    for at, bad in ((1, (1.0,)), (2, [(0,)]), (5, []), (7, [(0, 3)])):
+        with pytest.raises(TypeError):
+            evaluation._compiled.quick(*good[:at], bad, *good[at + 1 :])
+    with pytest.raises(TypeError, match="quick"):
+        evaluation._compiled.quick(area)
+
+
+def test_the_shipped_weights_load_and_a_bad_file_is_one_clear_line() -> None:
+    weights = load_weights()
+    assert read_weights(json.dumps(weights_document(weights))) == weights
+    with pytest.raises(WeightsError, match="not JSON"):
+        read_weights("{")
+    with pytest.raises(WeightsError, match="not a dorf-weights/1 file"):
+        read_weights('{"format": "other"}')
+    with pytest.raises(WeightsError, match="unknown task weight 'colour'"):
+        Weights.from_dict({"task": {"colour": 1}})
+    with pytest.raises(WeightsError, match="must be a finite number"):
+        Weights.from_dict({"value": {"landscapes": "a lot"}})
+
+
+def test_a_task_no_tile_can_enter_is_stuck() -> None:
+    area = PlayArea()
+    area.play("RMMRMM", Placement(Hex(0, 0), 0), task=TaskSpec("river", 3))
+    evaluator = Evaluator(load_weights())
+    supply = {"R": 10}
+    stuck_at = BOARD_FEATURES.index("stuck_tasks")
+    assert evaluator.terms(area, [], 30, 5, supply, fits_of("base")).board[stuck_at] == 0
+    forest_only = Fits(["FFFFFF"])  # a box without river tiles: nothing can continue the river
+    stuck = evaluator.terms(area, [], 30, 5, supply, forest_only)
+    assert stuck.board[stuck_at] == 1
+    ((_, value, features),) = stuck.tasks
+    assert value == 3 and features[TASK_FEATURES.index("no_entrance")] == 1.0
+    assert evaluator.value(area, [], 30, 5, supply, forest_only) < evaluator.value(
+        area, [], 30, 5, supply, fits_of("base")
+    )
+
+
+def test_effects_name_a_completed_task_and_what_a_better_move_gains() -> None:
+    area = PlayArea()
+    area.play("FFFFFF", Placement(Hex(0, 0), 0), task=TaskSpec("forest", 3))
+    area.play("FMMMMM", Placement(Hex(0, -1), 3))
+    fits = fits_of("base")
+    completing = next(
+        p
+        for p in area.legal_placements("FFMMMM")
+        if (area.push("FFMMMM", cell_of(*p.at), p.rot), area.tasks[0].status, area.pop())[1] is COMPLETED
+    )
+    elsewhere = next(
+        p for p in area.legal_placements("FFMMMM") if area.contacts("FFMMMM", cell_of(*p.at), p.rot)[0] == 0
+    )
+    done = effects(area, "FFMMMM", None, None, completing, fits)
+    other = effects(area, "FFMMMM", None, None, elsewhere, fits)
+    assert "completes forest 3" in summary(done)
+    assert gains(done, other) == ["completes forest 3", "joins 1 edge (the other placement 0)"]
+    assert len(area.placed) == 2  # the area is as it was
+
+
+def test_every_level_is_a_player_and_the_levels_go_from_easy_to_expert() -> None:
+    assert [level.name for level in levels()] == ["easy", "medium", "hard", "expert"]
+    for level in levels():
+        assert level_spec(level.name) == level.player
+        assert make_player(level.name).name in ("greedy", "search", "planner", "planner-v1")
+        assert set(level.figures) == {"coop", "duel", "head-to-head"}
+    assert isinstance(make_player("expert"), PlannerPlayer)
+
+
+def test_every_level_figure_is_measured_and_in_the_docs() -> None:
+    docs = (DOCS / "players.md").read_text(encoding="utf-8")
+    for level in levels():
+        for mode, figure in level.figures.items():
+            assert re.search(r"\d", figure), (level.name, mode, figure)
+            assert figure in docs, (level.name, mode, figure)
+
+
+def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
+    evaluator = Evaluator(load_weights())
+    coop = CoopGame(seed=4).new_state()
+    rng = random.Random(4)
+    while not coop.is_over:
+        options = coop.legal_placements()
+        coop.play(options[rng.randrange(len(options))])
+        assert evaluator.score_now(coop.area, flags_of(coop.area)) == score_coop(coop.area).total
+    greedy = make_player("greedy")
+    duel = DuelGame(seed=4).new_state()
+    while waiting := duel.to_move():
+        choice = greedy.choose(duel.view(waiting[0]))
+        assert isinstance(choice, Placement)
+        duel.play(choice, waiting[0])
+    head = HeadToHeadGame(seed=4).new_state()
+    while waiting := head.to_move():
+        head.apply(greedy.choose(head.view(waiting[0])), waiting[0])
+    for p in (0, 1):
+        assert evaluator.score_now(duel.areas[p], flags_of(duel.areas[p])) == score_duel(duel.areas[p]).total
+        area = head.area(p)
+        assert evaluator.score_now(area, flags_of(area)) == score_head_to_head(area).total
+
+
+def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
+    """planner thinks 96 futures a placement in the cooperative game, 48 in the Duel, 144 in Head to
+    Head (smaller areas: about 0.4 s a placement, docs/players.md); planner:N is N everywhere."""
+    default = make_player("planner")
+    assert isinstance(default, PlannerPlayer)
+    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [96, 48, 144]
+    given = make_player("planner:8")
+    assert isinstance(given, PlannerPlayer)
+    assert [given.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [8, 8, 8]
+    timed = make_player("planner:1s")
+    assert isinstance(timed, PlannerPlayer) and timed.futures_for("head-to-head") is None
+
+
+def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_their_own() -> None:
+    """The futures and depth are the game's own unless given; planner-v2 (12 tiles over 48 futures
+    in the cooperative game) and planner-v1 (8 tiles in every game) keep what they had, at any
+    budget (the hard level is planner-v1:8)."""
+    modes = ("coop", "duel", "head-to-head")
+    planner = make_player("planner")
+    assert isinstance(planner, PlannerPlayer)
+    assert [planner.depth_for(mode) for mode in modes] == [16, 8, 8]
+    assert [planner.futures_for(mode) for mode in modes] == [96, 48, 144]
+    for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
+        for budget in ("", ":8", ":0"):
+            kept = make_player(spec + budget)
+            assert isinstance(kept, PlannerPlayer) and kept.name == spec
+            assert [kept.depth_for(mode) for mode in modes] == depths
+            futures = [48, 48, 144] if not budget else [int(budget[1:])] * 3
+            assert [kept.futures_for(mode) for mode in modes] == futures
+    assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
+        make_player("planner-v2"), PlannerV2
+    )
+    assert level_spec("hard") == "planner-v1:8"
+    assert PlannerPlayer(3, depth=5).depth_for("coop") == 5
