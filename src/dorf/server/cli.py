@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from dorf.arguments import bounded
 
 if TYPE_CHECKING:
-    from dorf.server.sessions import BotCommands
+    from dorf.server.round.seats import BotCommands
 
 #: The serve options' ranges, read with one message style (see dorf.arguments).
 _port = bounded(0, 65535, what="port")
@@ -200,7 +200,7 @@ def serve_hosts(host: str, allowed: Iterable[str]) -> tuple[str, ...]:
     >>> serve_hosts("192.0.2.7", ["[2001:db8::1]"])
     ('127.0.0.1', 'localhost', '::1', '192.0.2.7', '2001:db8::1')
     """
-    from dorf.server.limits import LOOPBACK, host_name
+    from dorf.server.edge.limits import LOOPBACK, host_name
 
     names = [*LOOPBACK, *([] if host in EVERY_ADDRESS else [host]), *allowed]
     return tuple(dict.fromkeys(host_name(name) for name in names))
@@ -223,7 +223,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None) -> int:
     """Run the server until interrupted; ``bot_commands`` runs the programs of ``cmd:`` computer
-    seats (:mod:`dorf.cli` gives :class:`dorf.lab.bots.BotCommands` with ``--allow-bot-commands``)."""
+    seats (:mod:`dorf.cli` gives :class:`dorf.bots.seat.BotCommands` with ``--allow-bot-commands``)."""
     if getattr(args, "allow_bot_commands", False) and bot_commands is None:
         print(
             "dorf serve: --allow-bot-commands: no program runner was given (run it as dorf serve)",
@@ -233,8 +233,8 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
     try:
         import uvicorn
 
-        from dorf.server.app import TRANSPORT_LIMIT, create_app
-        from dorf.server.hub import ServerConfig
+        from dorf.server.config import ServerConfig
+        from dorf.server.edge.app import TRANSPORT_LIMIT, create_app
     except ImportError as exc:
         print(
             f"dorf serve: the web server needs FastAPI and uvicorn ({exc.name} is missing): "
@@ -243,13 +243,11 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         )
         return 2
     from dorf.db import DatabaseError, default_path
-    from dorf.server.postgres import PostgresStorage, is_url, redact
-    from dorf.server.storage import Storage
+    from dorf.server.storage import check_database, is_url, redact
 
     db = redact(args.db) if is_url(args.db) else (args.db or default_path())
     try:
-        # A database that cannot be used is one line here, not a traceback later.
-        (PostgresStorage if is_url(args.db) else Storage)(args.db).close()
+        check_database(args.db)  # a database that cannot be used is one line here, not a traceback later
     except DatabaseError as exc:
         print(f"dorf serve: {exc}", file=sys.stderr)
         return 2

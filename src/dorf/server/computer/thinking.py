@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from dorf.formats.record import replay_record
-from dorf.games.coop import CoopState
 from dorf.games.headtohead import Pick
 from dorf.players import make_player
 
@@ -32,7 +31,7 @@ def think(
     """The decision of computer player ``spec`` for ``seat`` (the record's player index) in the
     game so far, thinking at most ``seconds`` if the player has a time budget."""
     state = replay_record(record)
-    view = state.view() if isinstance(state, CoopState) else state.view(seat)
+    view = state.view(seat)
     player = make_player(spec, seed)
     budget = getattr(player, "seconds", False)
     if seconds is not None and budget is not False and (budget is None or budget > seconds):

@@ -1,27 +1,28 @@
 """The ASGI app: the browser UI, the HTTP API and the websocket of each game.
 
-``create_app(config)`` builds a FastAPI app around a :class:`~dorf.server.hub.Hub`;
-``dorf serve`` runs it with uvicorn.  Routes (details in ``docs/server.md``):
+``create_app(config)`` builds a FastAPI app around a :class:`~dorf.server.hub.Hub`
+(handed the storage and bus of ``--db``); ``dorf serve`` runs it with uvicorn.
+Routes (details in ``docs/server.md``):
 
 - ``/``, ``/game/ID``, ``/join/ID/CODE``, ``/replay``, ``/campaigns``: the page
   (one HTML file; the script reads the path), assets under ``/static/``;
 - ``/api/games`` (POST: create), ``/api/games/ID`` (GET: the public state),
-  ``.../join``, ``.../move``, ``.../preview``, ``.../undo`` (POST),
+  ``.../join``, ``.../move``, ``.../preview``, ``.../undo``, ``.../hint`` (POST),
   ``.../record`` and ``.../replay`` (GET, once the game is over);
 - ``/api/replay`` (POST a record: its steps), ``/api/campaigns...``;
-- ``/ws/ID``: the game's websocket.
+- ``/ws/ID``: the game's websocket (:mod:`dorf.server.edge.socket`).
 
 Only requests for the server's own host names are answered (DNS rebinding);
 pages carry a Content-Security-Policy; a POST or a websocket from a page of
-another site is refused (:mod:`dorf.server.limits`); creating games and
+another site is refused (:mod:`dorf.server.edge.limits`); creating games and
 campaigns is limited per address, and hints and replays are computed in the
-worker processes, one at a time per address.
+worker processes, one at a time per address.  Every error, from the routes or
+from the framework (an unknown path, a method not allowed), is answered in the
+project's format: ``{"error": {"code", "message"}}``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import math
@@ -31,29 +32,30 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
-from starlette.types import Message
-from starlette.websockets import WebSocketDisconnect
+from starlette.exceptions import HTTPException
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
-from dorf.server.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
 from dorf.server.campaigns import CampaignDesk, finished_game, record_request
-from dorf.server.hints import check_hint_allowed
-from dorf.server.hub import Broken, Connection, Game, Hub, ServerConfig
-from dorf.server.limits import CreationLimit, HostCheck, allowed_origin, client_address, page_policy
-from dorf.server.protocol import (
+from dorf.server.computer.hints import check_hint_allowed
+from dorf.server.config import ServerConfig
+from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
+from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
+from dorf.server.edge.socket import serve_socket
+from dorf.server.hub import Hub
+from dorf.server.protocol.messages import (
     MAX_BODY,
-    MAX_MESSAGE,
     ProtocolError,
-    error_message,
-    message_type,
     need_object,
     parse_json,
     parse_move,
     parse_seat,
-    parse_tokens,
-    request_id,
 )
+from dorf.server.round.game import Broken, Game
+from dorf.server.round.preview import preview
+from dorf.server.round.seats import check_seat, token_seats
+from dorf.server.storage import open_storage
+from dorf.server.storage.base import StorageError
 
 log = logging.getLogger("dorf.server")
 #: Websocket messages larger than this are refused by the transport itself (close code 1009);
@@ -61,6 +63,18 @@ log = logging.getLogger("dorf.server")
 TRANSPORT_LIMIT = 1 << 20
 #: How long a move over HTTP waits to be stored before it is answered (``"saved": false``).
 SAVED_WAIT = 5.0
+#: The framework's own refusals, in the project's words.
+HTTP_CODES = {404: "not-found", 405: "method-not-allowed"}
+#: The pages: one HTML file, whose script reads the path.
+PAGES = (
+    "/",
+    "/game/{game_id}",
+    "/join/{game_id}/{code}",
+    "/replay",
+    "/replay/{game_id}",
+    "/campaigns",
+    "/campaigns/{name}",
+)
 
 
 async def read_body(request: Request) -> Any:
@@ -85,23 +99,23 @@ def error_response(error: ProtocolError, headers: dict[str, str] | None = None) 
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
-    """The app; its hub opens the database when the app starts and closes it when it stops."""
+    """The app; its hub opens the storage when the app starts and closes it when it stops."""
     config = config or ServerConfig()
     state: dict[str, Any] = {}
-    limit = CreationLimit(config.create_limit)
-    campaign_limit = CreationLimit(config.campaign_limit)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub = Hub(config)
+        storage, bus = open_storage(config.db, grace=config.storage_grace, lease=config.lease)
+        hub = Hub(config, storage, bus)
         await hub.start()
-        state["hub"] = hub
-        state["desk"] = await hub.db(CampaignDesk, hub)
+        desk = CampaignDesk(config.db)
+        await desk.open()
+        state["hub"], state["desk"] = hub, desk
         app.state.hub = hub
         try:
             yield
         finally:
-            await hub.db(state["desk"].close)
+            await desk.close()
             await hub.close()
 
     app = FastAPI(title="dorf", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -123,18 +137,23 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise ProtocolError("bad-origin", "this request comes from a page of another site", 403)
         return await read_body(request)
 
-    async def too_many(request: Request, limit: CreationLimit, what: str) -> JSONResponse | None:
-        """The 429 answer if the request's address has made its ``what`` of the minute (counted
-        in the database with several servers)."""
-        wait = await hub().limit_wait(limit, what, client_address(request))
+    async def too_many(request: Request, per_minute: int, what: str) -> JSONResponse | None:
+        """The 429 answer if the request's address has made its ``what`` of the minute."""
+        if per_minute <= 0:
+            return None
+        try:
+            wait = await hub().storage.hit(f"{what}:{client_address(request)}", per_minute)
+        except StorageError as exc:
+            raise ProtocolError("storage", f"the database cannot count requests now ({exc})", 503) from None
         if wait is None:
             return None
+        seconds = math.ceil(wait)
         refusal = ProtocolError(
             "rate-limited",
-            f"at most {limit.per_minute} {what} a minute from one address: try again in {math.ceil(wait)} s",
+            f"at most {per_minute} {what} a minute from one address: try again in {seconds} s",
             429,
         )
-        return error_response(refusal, {"Retry-After": str(math.ceil(wait))})
+        return error_response(refusal, {"Retry-After": str(seconds)})
 
     @app.exception_handler(ProtocolError)
     async def protocol_error(request: Request, exc: ProtocolError) -> JSONResponse:
@@ -143,6 +162,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(RecordError)
     async def record_error(request: Request, exc: RecordError) -> JSONResponse:
         return error_response(ProtocolError("bad-record", str(exc)))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, "bad-request")
+        words = {
+            404: f"there is nothing at {request.url.path!r}",
+            405: f"{request.method} is not allowed here",
+        }
+        message = words.get(exc.status_code, str(exc.detail))
+        return error_response(ProtocolError(code, message, exc.status_code), dict(exc.headers or {}))
 
     # --- pages ---------------------------------------------------------------------
 
@@ -173,15 +202,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         lang = preferred_language(request.headers.get("accept-language"))
         return asset_response(request, index[lang], False, headers)
 
-    for path in (
-        "/",
-        "/game/{game_id}",
-        "/join/{game_id}/{code}",
-        "/replay",
-        "/replay/{game_id}",
-        "/campaigns",
-        "/campaigns/{name}",
-    ):
+    for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     @app.get("/favicon.ico", include_in_schema=False)
@@ -192,76 +213,65 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        pool = hub().pool
-        link = hub().link
-        return {
-            "ok": True,
-            "instance": link.instance if link is not None else None,
-            "heard": link.heard if link is not None else 0,
-            "thought": hub().thoughts,
-            "games": len(hub().games),
-            "connections": hub().connected,
-            "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
-            "writes": {
-                "transactions": hub().writer.batches + hub().committer.batches,
-                "changes": hub().writer.written + hub().committer.written,
-                "waiting": hub().writer.waiting,
-            },
-        }
+        return hub().health()
 
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
         data = await body_of(request)
-        refused = await too_many(request, limit, "new games")
+        refused = await too_many(request, config.create_limit, "new games")
         if refused is not None:
             return refused
-        return JSONResponse(await hub().create(data), status_code=201)
+        return JSONResponse(await hub().seating.create(data), status_code=201)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> Response:
         game = await hub().game(game_id)
-        text = game.public_text() if isinstance(game, Broken) else game.session.public_text()
-        return Response(text, media_type="application/json")
+        if isinstance(game, Broken):
+            return Response(game.public_text(), media_type="application/json")
+        await game.settled()
+        return Response(game.session.public_text(), media_type="application/json")
 
     @app.post("/api/games/{game_id}/join")
     async def join_game(game_id: str, request: Request) -> dict[str, Any]:
         data = await body_of(request)
-        return await hub().join(await hub().playable(game_id), data)
+        return await hub().seating.join(await hub().playable(game_id), data)
 
-    async def seat_request(game_id: str, request: Request, what: str) -> tuple[Game, dict[str, Any]]:
+    async def seat_request(
+        game_id: str, request: Request, what: str
+    ) -> tuple[Game, dict[str, Any], set[int]]:
+        """The game, the body, and the seats its ``token`` holds."""
         data = need_object(await body_of(request), what)
-        return await hub().playable(game_id), data
+        game = await hub().playable(game_id)
+        return game, data, token_seats(game, data.get("token"))
 
     @app.post("/api/games/{game_id}/move")
     async def move(game_id: str, request: Request) -> dict[str, Any]:
-        game, data = await seat_request(game_id, request, "a move")
-        seats = hub().token_seats(game, data.get("token"))
+        game, data, seats = await seat_request(game_id, request, "a move")
         parsed = parse_move(data)
-        hub().check_seat(game.session, seats, parsed.seat)
-        entry = await hub().move(game, parsed)
+        check_seat(game.session, seats, parsed.seat)
+        entry = await hub().mover.move(game, parsed)
         version = game.session.version
-        saved = await hub().wait_saved(game, version, SAVED_WAIT)
+        saved = await game.wait_saved(version, SAVED_WAIT)
         return {"ok": True, "version": version, "decision": entry, "saved": saved}
 
     @app.post("/api/games/{game_id}/preview")
-    async def preview(game_id: str, request: Request) -> dict[str, Any]:
-        game, data = await seat_request(game_id, request, "a preview request")
-        seats = hub().token_seats(game, data.get("token"))
+    async def preview_move(game_id: str, request: Request) -> dict[str, Any]:
+        game, data, seats = await seat_request(game_id, request, "a preview request")
         parsed = parse_move(data)
-        hub().check_seat(game.session, seats, parsed.seat)
+        check_seat(game.session, seats, parsed.seat)
         if parsed.placement is None:
             raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
-        return game.session.preview(parsed.seat, parsed.placement)
+        await game.settled()
+        return preview(game.session, parsed.seat, parsed.placement)
 
     @app.post("/api/games/{game_id}/hint")
     async def game_hint(game_id: str, request: Request) -> dict[str, Any]:
-        game, data = await seat_request(game_id, request, "a hint request")
-        seats = hub().token_seats(game, data.get("token"))
+        game, data, seats = await seat_request(game_id, request, "a hint request")
         seat = parse_seat(data.get("seat"))
-        session = game.session
-        hub().check_seat(session, seats, seat)
-        check_hint_allowed(session, seats, seat)
-        return await hub().hint(game, seat, client_address(request))
+        check_seat(game.session, seats, seat)
+        await game.settled()
+        check_hint_allowed(game.session, seats, seat)
+        return await hub().computer.hint(game, seat, client_address(request))
 
     @app.get("/api/levels")
     async def computer_levels() -> dict[str, Any]:
@@ -269,15 +279,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request) -> dict[str, Any]:
-        game, data = await seat_request(game_id, request, "an undo request")
-        seats = hub().token_seats(game, data.get("token"))
+        game, data, seats = await seat_request(game_id, request, "an undo request")
         seat = parse_seat(data.get("seat"))
-        hub().check_seat(game.session, seats, seat)
-        count = await hub().undo(game, seat)
+        check_seat(game.session, seats, seat)
+        count = await hub().mover.undo(game, seat)
         return {"ok": True, "undone": count, "version": game.session.version}
 
     async def finished(game_id: str) -> Game:
         game = await hub().playable(game_id)
+        await game.settled()
         if not game.session.is_over:
             raise ProtocolError(
                 "not-over", "the record comes once the game is over (it holds the seed of the shuffle)", 409
@@ -297,48 +307,51 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/games/{game_id}/replay")
     async def replay_game(game_id: str, request: Request) -> dict[str, Any]:
-        return await hub().replay((await finished(game_id)).session.record(), client_address(request))
+        session = (await finished(game_id)).session
+        return await hub().computer.replay(session.record(), client_address(request))
 
     @app.post("/api/replay")
     async def replay(request: Request) -> dict[str, Any]:
-        return await hub().replay(need_object(await read_body(request), "a record"), client_address(request))
+        record = need_object(await read_body(request), "a record")
+        return await hub().computer.replay(record, client_address(request))
 
     # --- campaigns -------------------------------------------------------------------------
 
     @app.get("/api/campaigns")
     async def campaigns() -> dict[str, Any]:
-        return await hub().db(desk().listing)
+        return await desk().run(desk().listing)
 
     @app.post("/api/campaigns")
     async def new_campaign(request: Request) -> JSONResponse:
         data = await body_of(request)
-        refused = await too_many(request, campaign_limit, "new campaigns")
+        refused = await too_many(request, config.campaign_limit, "new campaigns")
         if refused is not None:
             return refused
-        return JSONResponse(await hub().db(desk().create, data), status_code=201)
+        return JSONResponse(await desk().run(desk().create, data), status_code=201)
 
     @app.get("/api/campaigns/{name}")
     async def campaign(name: str) -> dict[str, Any]:
-        return await hub().db(desk().view, name)
+        return await desk().run(desk().view, name)
 
     @app.get("/api/campaigns/{name}/score.svg")
     async def campaign_plot(name: str) -> Response:
-        return Response(await hub().db(desk().score_svg, name), media_type="image/svg+xml")
+        return Response(await desk().run(desk().score_svg, name), media_type="image/svg+xml")
 
     @app.get("/api/campaigns/{name}/track.svg")
     async def campaign_track(name: str) -> Response:
-        return Response(await hub().db(desk().track_svg, name), media_type="image/svg+xml")
+        return Response(await desk().run(desk().track_svg, name), media_type="image/svg+xml")
 
     @app.post("/api/campaigns/{name}/record")
     async def campaign_record(name: str, request: Request) -> dict[str, Any]:
         game_id, branches = record_request(await body_of(request))
         game = await hub().playable(game_id)
-        return await hub().db(desk().record, name, finished_game(game.session), branches)
+        await game.settled()
+        return await desk().run(desk().record, name, finished_game(game.session), branches)
 
     @app.post("/api/campaigns/{name}/choose")
     async def campaign_choose(name: str, request: Request) -> dict[str, Any]:
         data = await body_of(request)
-        return await hub().db(desk().choose, name, data)
+        return await desk().run(desk().choose, name, data)
 
     # --- the websocket -------------------------------------------------------------------------
 
@@ -350,101 +363,6 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.close(code=4403)  # before accepting: the handshake is answered 403
             return
         await ws.accept()
-        try:
-            game = await hub().game(game_id)
-        except ProtocolError as exc:
-            await ws.send_text(json.dumps(error_message(exc)))
-            await ws.close(code=4404 if exc.code == "no-game" else 1013)
-            return
-        conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
-        await hub().attach(game, conn)  # a spectator, or held back (conn.refusal) until a hello proves a seat
-        pump = asyncio.get_running_loop().create_task(conn.pump())
-        hub().send_state(game, conn)
-        try:
-            while not conn.closed:
-                message = await next_message(ws, conn)
-                if message is None or message["type"] == "websocket.disconnect":
-                    break
-                text = message.get("text")
-                if text is None:
-                    conn.send(error_message(ProtocolError("bad-message", "send JSON text, not binary")))
-                    continue
-                await handle(game, conn, text)
-                if conn.refusal is not None:
-                    break  # held back, and its first message proved no seat
-        except WebSocketDisconnect:
-            pass
-        finally:
-            await hub().detach(game, conn)
-            if conn.refusal is not None and not conn.closed:
-                conn.refuse()  # what is queued, the reason, then the close 1013
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(pump, 5.0)
-            conn.closed = True
-            pump.cancel()
-            with contextlib.suppress(BaseException):
-                await pump
-
-    async def next_message(ws: WebSocket, conn: Connection) -> Message | None:
-        """The client's next message; None if a client that is held back (no room for another
-        spectator) has not said hello within ``hello_seconds``."""
-        if conn.refusal is None:
-            return await ws.receive()
-        try:
-            return await asyncio.wait_for(ws.receive(), config.hello_seconds)
-        except TimeoutError:
-            return None
-
-    async def handle(game: Game | Broken, conn: Connection, text: str) -> None:
-        """One client message, answered in order (a move is answered once made; it is saved after)."""
-        ref: int | str | None = None
-        try:
-            data = need_object(parse_json(text, MAX_MESSAGE))
-            ref = request_id(data)
-            kind = message_type(data)
-            if kind == "ping":
-                conn.send({"type": "pong", "id": ref})
-                return
-            if isinstance(game, Broken):
-                if kind in ("hello", "sync"):
-                    hub().send_state(game, conn)
-                    if kind == "hello":
-                        conn.send({"type": "welcome", "id": ref, "seats": []})
-                    return
-                raise game.refusal()
-            hub().touch(game)
-            session = game.session
-            if kind == "hello":
-                seats, bad = hub().seats_for(game, parse_tokens(data.get("tokens")))
-                if not await hub().admit(game, conn, seats):
-                    return  # no room for it so: turned away (conn.refusal)
-                hub().send_state(game, conn)
-                conn.send({"type": "welcome", "id": ref, "seats": sorted(seats)})
-                if bad:
-                    raise ProtocolError(
-                        "bad-token", f"{bad} of your seat tokens are not valid for this game: you watch", 403
-                    )
-            elif kind == "sync":
-                hub().send_state(game, conn)
-            elif kind == "move":
-                parsed = parse_move(data)
-                hub().check_seat(session, conn.seats, parsed.seat)
-                made = await hub().move(game, parsed, conn)
-                ok = {"type": "ok", "id": ref, "version": game.session.version}
-                conn.send({**ok, "again": True} if made.get("again") else ok)
-            elif kind == "preview":
-                parsed = parse_move(data)
-                hub().check_seat(session, conn.seats, parsed.seat)
-                if parsed.placement is None:
-                    raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
-                result = session.preview(parsed.seat, parsed.placement)
-                conn.send({"type": "preview", "id": ref, "version": session.version, **result})
-            elif kind == "undo":
-                seat = parse_seat(data.get("seat"))
-                hub().check_seat(session, conn.seats, seat)
-                count = await hub().undo(game, seat, conn)
-                conn.send({"type": "ok", "id": ref, "version": game.session.version, "undone": count})
-        except ProtocolError as exc:
-            conn.send(error_message(exc, ref))
+        await serve_socket(hub(), ws, game_id)
 
     return app

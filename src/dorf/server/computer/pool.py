@@ -1,15 +1,15 @@
 """Computer seats think in a bounded pool of workers, fairly shared between games.
 
-:class:`ThinkPool` runs :func:`dorf.server.thinking.think` for the games of the
+:class:`ThinkPool` runs :func:`dorf.server.computer.thinking.think` for the games of the
 server on a fixed number of workers, and the other jobs too heavy for the event
-loop (:func:`run_job`): the coach's hints (:func:`dorf.server.hints.hint_for`,
+loop (:func:`run_job`): the coach's hints (:func:`dorf.server.computer.hints.hint_for`,
 about a second of CPU) and the replay viewer's steps of a record
-(:func:`dorf.server.replay.replay_steps`).  Each job has its time cap; hints
+(:func:`dorf.server.computer.replay.replay_steps`).  Each job has its time cap; hints
 and replays each queue as one more "game" (``run(HINTS, ...)``), so they take
 their fair share of the workers next to the computer seats:
 
 - **processes** (``workers > 0``): each worker is ``python -m
-  dorf.server.workers``, fed one job a line on its standard input (JSON) and
+  dorf.server.computer.pool``, fed one job a line on its standard input (JSON) and
   answering on its standard output.  A worker that runs over the time cap is
   killed and replaced, so the cap holds whatever the player does; a worker
   whose server is gone (its input closed, or its parent process changed,
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dorf.formats.record import RecordError
-from dorf.server.hints import hint_for
-from dorf.server.replay import replay_steps
-from dorf.server.thinking import think
+from dorf.server.computer.hints import hint_for
+from dorf.server.computer.replay import replay_steps
+from dorf.server.computer.thinking import think
 
 #: A player's budget, as a share of the time cap (the rest covers the replay, the pipe, a busy
 #: machine and a search's last round, which may run past its deadline).
@@ -373,7 +373,7 @@ async def _start_worker() -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "dorf.server.workers",
+        "dorf.server.computer.pool",
         str(os.getpid()),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -1,55 +1,68 @@
 """Games kept in PostgreSQL, shared by several servers (``dorf serve --db postgresql://...``).
 
-The tables and their migrations are those of :mod:`dorf.server.storage` (the
-same steps run on both databases; ``schema_version`` says how many a database
-has, and an advisory lock keeps two servers starting at once from both
-migrating).  What only several servers need:
+The tables and their migrations are those of :mod:`dorf.server.storage.schema`
+(the same steps run on both databases; ``schema_version`` says how many a
+database has, and an advisory lock keeps two servers starting at once from
+both migrating).  What several servers need:
 
 - **Changes by compare-and-set on the game's version.**  A change of a game
   is written only if the game is still at the version its server made it
   from (``UPDATE server_game SET version = v + 1 ... WHERE id = g AND version
   = v``, with the decision inserted and the other servers told by ``NOTIFY``
   in the same statement).  A change made from an older version writes
-  nothing, and its server reads the game again and checks the move once
-  more.  No lock is held between two statements, the changes of many games
-  go in one transaction (:meth:`PostgresStorage.commit_changes`), and the
-  rare loser (two seats of one game moving at the same moment from two
-  servers) pays one more round trip.
+  nothing (:class:`~dorf.server.storage.base.Conflict`), and its server reads
+  the game again and checks the move once more.  No lock is held between two
+  statements, the changes of many games go in one transaction and one round
+  trip (:class:`Committer`), and the rare loser (two seats of one game moving
+  at the same moment from two servers) pays one more round trip.
 - **Notifications** on the channel ``dorf_change``: sent by PostgreSQL at
   commit, in commit order, so a server never hears of a change that is not
-  stored (:mod:`dorf.server.shared` listens).
+  stored (:mod:`dorf.server.storage.bus` listens).
 - **Thinking leases**: which server thinks for a game's computer seats, until
   when (``thinker``, ``think_until``).
-- **Presence**: the servers alive (``server_instance``, a heartbeat) and their
-  clients (``server_client``), for the caps on spectators and on clients per
-  address; **hits** counted by the creation limits (``server_hit``).
+- **Presence**: the servers alive (``server_instance``, a heartbeat every
+  :data:`HEARTBEAT` seconds) and their clients (``server_client``), for the
+  caps on spectators and on clients per address; **hits** counted by the
+  creation limits (``server_hit``).
 
 Times are the database's (``now()``), so servers whose clocks differ agree.
-Any error of the connection is raised as :class:`~dorf.server.storage.Unavailable`
-(the server answers ``storage``, HTTP 503, and tries again later); the next
-call connects again.
+Any error of the connection is raised as :class:`~dorf.server.storage.base.Unavailable`
+(the server answers ``storage``, HTTP 503, and tries again later; the next
+call connects again), a broken constraint as :class:`~dorf.server.storage.base.Refused`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Sequence
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, NamedTuple, TypeVar
+from functools import partial
+from typing import Any, TypeVar
 
 from dorf.db import DatabaseError, statements
-from dorf.server.storage import (
+from dorf.server.storage.base import (
+    MOVE,
+    Change,
+    Client,
+    Conflict,
+    Decide,
+    Refused,
+    Stored,
+    StoredGame,
+    Unavailable,
+    decision_text,
+    now,
+)
+from dorf.server.storage.schema import (
     DECISIONS_QUERY,
     GAME_QUERY,
     SCHEMA,
     SEATS_QUERY,
-    ChangeRow,
-    GameOver,
-    StoredGame,
-    Unavailable,
-    decision_text,
     game_rows,
-    now,
     seat_rows,
     stored_game,
 )
@@ -59,6 +72,7 @@ try:
 except ImportError:  # pragma: no cover - the web extra installs it
     psycopg = None  # type: ignore[assignment]
 
+log = logging.getLogger("dorf.server")
 T = TypeVar("T")
 
 #: The channel on which servers tell each other of the changes they stored.
@@ -67,21 +81,14 @@ CHANNEL = "dorf_change"
 MIGRATION_LOCK = 7_413_201
 #: The database's time, in seconds since 1970.
 EPOCH = "extract(epoch from clock_timestamp())"
+#: How often a server says it is alive, and after how long without a word its clients are no
+#: longer counted, in seconds.
+HEARTBEAT, DEAD_AFTER = 5.0, 20.0
 
 
 def is_url(db: object) -> bool:
     """Whether ``--db`` names a PostgreSQL database rather than a SQLite file."""
     return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
-
-
-class Shared(NamedTuple):
-    """A change to commit: what is written, the version it was made from, the server that will
-    think for the game's computer seats (if one must decide), and what other servers are told."""
-
-    row: ChangeRow
-    base: int
-    thinker: str | None
-    payload: str
 
 
 _CHANGE = f"""
@@ -103,14 +110,13 @@ UNDO = f"""
 """
 
 
-class PostgresStorage:
-    """The server's tables in a PostgreSQL database; used from one thread (the hub's)."""
+class PostgresTables:
+    """The server's tables in a PostgreSQL database; used from one thread (the storage's)."""
 
-    def __init__(self, url: str, *, lease: float = 15.0) -> None:
+    def __init__(self, url: str, lease: float) -> None:
         if psycopg is None:
             raise DatabaseError("PostgreSQL needs psycopg: pip install 'dorf[web]'")
         self.url = url
-        #: How long a server may think for a game's computer seats before another may.
         self.lease = lease
         self._conn: Any = None
         try:
@@ -119,8 +125,6 @@ class PostgresStorage:
                 migrate(conn, "server", SCHEMA)
         except Unavailable as exc:
             raise DatabaseError(f"cannot use database {redact(url)}: {exc}") from None
-
-    # --- the connection -------------------------------------------------------------
 
     def connection(self) -> Any:
         """The connection, opened again if it was lost."""
@@ -134,13 +138,13 @@ class PostgresStorage:
     @contextmanager
     def transaction(self) -> Iterator[Any]:
         """A transaction on the connection; a database error raised as :class:`Unavailable`
-        (lost connection, timeout) or ``sqlite3.IntegrityError`` (a broken constraint)."""
+        (lost connection, timeout) or :class:`Refused` (a broken constraint)."""
         conn = self.connection()
         try:
             with conn.transaction():
                 yield conn
         except psycopg.errors.IntegrityError as exc:
-            raise GameOver(one_line(exc)) from None
+            raise Refused(one_line(exc)) from None
         except psycopg.Error as exc:
             raise Unavailable(one_line(exc)) from None
 
@@ -148,9 +152,7 @@ class PostgresStorage:
         if self._conn is not None:
             self._conn.close()
 
-    # --- what every server does -------------------------------------------------------
-
-    def create_game(self, game: StoredGame, thinker: str | None = None) -> None:
+    def create_game(self, game: StoredGame, thinker: str | None) -> None:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated,"
@@ -176,38 +178,7 @@ class PostgresStorage:
             decisions = conn.execute(DECISIONS_QUERY, (game_id,)).fetchall()
         return stored_game(row, seats, decisions)
 
-    def write_changes(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Changes written without comparing versions (one server alone on the database)."""
-        stamp = now()
-        with self.transaction() as conn:
-            for change in (ChangeRow(*row) for row in rows):
-                if change.decision is None:
-                    conn.execute(
-                        "DELETE FROM server_decision WHERE game_id = %s AND number > %s",
-                        (change.game_id, change.keep),
-                    )
-                else:
-                    conn.execute(
-                        "INSERT INTO server_decision (game_id, number, seat, decision, made, key)"
-                        " VALUES (%s, %s, %s, %s, %s, %s)",
-                        (
-                            change.game_id,
-                            change.number,
-                            change.seat,
-                            decision_text(change.decision),
-                            stamp,
-                            change.key,
-                        ),
-                    )
-                changed = conn.execute(
-                    "UPDATE server_game SET updated = %s, finished = %s, version = greatest(version, %s)"
-                    " WHERE id = %s AND finished = 0",
-                    (stamp, int(change.finished), change.version, change.game_id),
-                ).rowcount
-                if changed != 1:
-                    raise GameOver(f"game {change.game_id} is over or gone: it cannot change")
-
-    def commit_changes(self, changes: list[Shared]) -> list[bool]:
+    def commit_changes(self, changes: list[Change]) -> list[bool]:
         """Write changes of games in one transaction, each only if its game is still at the
         version it was made from: whether each was written (and the other servers told)."""
         stamp = now()
@@ -216,53 +187,48 @@ class PostgresStorage:
             with conn.pipeline(), conn.transaction():  # one round trip for all
                 cursors = [
                     conn.execute(
-                        UNDO if change.row.decision is None else DECIDE,
+                        DECIDE if change.kind == MOVE else UNDO,
                         {
-                            "id": change.row.game_id,
-                            "base": change.base,
-                            "version": change.row.version,
+                            "id": change.game,
+                            "base": change.version - 1,
+                            "version": change.version,
                             "stamp": stamp,
-                            "finished": int(change.row.finished),
+                            "finished": int(change.finished),
                             "thinker": change.thinker,
                             "lease": self.lease,
-                            "number": change.row.number,
-                            "seat": change.row.seat,
-                            "decision": None
-                            if change.row.decision is None
-                            else decision_text(change.row.decision),
-                            "key": change.row.key,
-                            "keep": change.row.keep,
-                            "payload": change.payload,
+                            "number": change.number,
+                            "seat": change.seat,
+                            "decision": None if change.decision is None else decision_text(change.decision),
+                            "key": change.key,
+                            "keep": change.keep,
+                            "payload": change.payload(),
                         },
                     )
                     for change in changes
                 ]
             return [cursor.fetchone() is not None for cursor in cursors]
         except psycopg.errors.IntegrityError as exc:
-            raise GameOver(one_line(exc)) from None
+            raise Refused(one_line(exc)) from None
         except psycopg.Error as exc:
             raise Unavailable(one_line(exc)) from None
 
-    def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str, payload: str = "") -> None:
-        """An invited player takes a seat; the other servers are told (``payload``)."""
+    def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
+        """An invited player takes a seat, once; the game's version counts it and the other
+        servers are told."""
         with self.transaction() as conn:
-            conn.execute(
-                "UPDATE server_game SET version = version WHERE id = %s", (game_id,)
-            )  # the game's row lock: a seat is claimed once
+            conn.execute(  # the game's row lock: a seat is claimed once
+                "UPDATE server_game SET version = version + 1 WHERE id = %s", (change.game,)
+            )
             taken = conn.execute(
                 "UPDATE server_seat SET name = %s, token_hash = %s, invite_hash = NULL"
                 " WHERE game_id = %s AND seat = %s AND invite_hash IS NOT NULL",
-                (name, token_hash, game_id, seat),
+                (name, token_hash, change.game, change.seat),
             ).rowcount
             if taken != 1:
-                raise GameOver("this seat was taken meanwhile (ask for a new link)")
-            if payload:
-                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-
-    # --- what only several servers need ---------------------------------------------------------
+                raise Refused("this seat was taken meanwhile (ask for a new link)")
+            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, change.payload()))
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
-        """The stored version of each of these games."""
         with self.transaction() as conn:
             rows = conn.execute(
                 "SELECT id, version FROM server_game WHERE id = ANY(%s)", (game_ids,)
@@ -309,27 +275,19 @@ class PostgresStorage:
                 "UPDATE server_game SET thinker = NULL, think_until = NULL WHERE thinker = %s", (instance,)
             )
 
-    def seat_client(
-        self,
-        instance: str,
-        client: int,
-        address: str,
-        game_id: str,
-        role: str,
-        decide: Callable[[int, int, int], T],
-    ) -> T:
-        """Count a client of this server as ``role`` if ``decide(holders, watching, spectators)``
-        (its address's seat-holding clients and spectators, and the game's spectators, on every
-        live server, itself aside) answers None; whatever it answers is returned."""
+    def admit(self, client: Client, decide: Decide[T]) -> T:
+        """Count ``client`` if ``decide(holders, watching, spectators)`` (its address's seat-holding
+        clients and spectators, and the game's spectators, on every live server, itself aside)
+        answers None; whatever it answers is returned."""
         with self.transaction() as conn:
-            for lock in sorted((f"address:{address}", f"game:{game_id}")):  # two servers: one at a time
+            for lock in sorted((f"address:{client.address}", f"game:{client.game}")):  # one at a time
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (lock,))
             holders, watching, spectators = conn.execute(
                 "SELECT count(*) FILTER (WHERE address = %s AND role = 'playing'),"
                 " count(*) FILTER (WHERE address = %s AND role = 'watching'),"
                 " count(*) FILTER (WHERE game_id = %s AND role = 'watching')"
                 " FROM server_client WHERE NOT (instance = %s AND id = %s)",
-                (address, address, game_id, instance, client),
+                (client.address, client.address, client.game, client.instance, client.number),
             ).fetchone()
             answer = decide(holders, watching, spectators)
             if answer is None:
@@ -337,13 +295,15 @@ class PostgresStorage:
                     "INSERT INTO server_client (instance, id, address, game_id, role)"
                     " VALUES (%s, %s, %s, %s, %s)"
                     " ON CONFLICT (instance, id) DO UPDATE SET role = excluded.role",
-                    (instance, client, address, game_id, role),
+                    (client.instance, client.number, client.address, client.game, client.role),
                 )
             return answer
 
-    def unseat_client(self, instance: str, client: int) -> None:
+    def leave_client(self, client: Client) -> None:
         with self.transaction() as conn:
-            conn.execute("DELETE FROM server_client WHERE instance = %s AND id = %s", (instance, client))
+            conn.execute(
+                "DELETE FROM server_client WHERE instance = %s AND id = %s", (client.instance, client.number)
+            )
 
     def hit(self, key: str, per_minute: int) -> float | None:
         """Count a request under ``key`` unless ``per_minute`` were counted in the last minute:
@@ -359,6 +319,150 @@ class PostgresStorage:
                 return round(max(0.0, float(wait)), 3)
             conn.execute(f"INSERT INTO server_hit (key, at) VALUES (%s, {EPOCH})", (key,))
             return None
+
+
+class Committer:
+    """Changes of many games stored together: each :meth:`commit` waits for the transaction
+    that stores its change with every other change that came while the one before was being
+    written (one round trip for all, however many moves come at once)."""
+
+    def __init__(self, write: Callable[[list[Change]], Awaitable[list[bool]]]) -> None:
+        self._write = write
+        self._queue: list[tuple[Change, asyncio.Future[bool]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.written = 0
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for _, done in self._queue:
+            if not done.done():
+                done.cancel()
+
+    async def commit(self, change: Change) -> bool:
+        """Whether ``change`` was stored (False: its game was not at the version it was made
+        from); raises what the database raised."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.append((change, done))
+        self._wake.set()
+        return await done
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    results = await self._write([change for change, _ in batch])
+                except Exception as exc:  # every change of the batch is told
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                self.batches += 1
+                self.written += sum(results)
+                for (_, done), written in zip(batch, results, strict=True):
+                    if not done.done():
+                        done.set_result(written)
+
+
+class PostgresStorage:
+    """Servers sharing one PostgreSQL database: changes stored first, by compare-and-set."""
+
+    def __init__(self, url: str, *, lease: float = 15.0) -> None:
+        self.url = url
+        self.instance = secrets.token_hex(6)
+        #: How long a server may think for a game's computer seats before another may.
+        self.lease = lease
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="dorf-db")
+        self.tables: PostgresTables | None = None
+        self.committer = Committer(self._commit_changes)
+        self._beat: asyncio.Task[None] | None = None
+
+    async def run(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)`` in the database's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, partial(call, *args))
+
+    @property
+    def _tables(self) -> PostgresTables:
+        assert self.tables is not None, "the storage has not started"
+        return self.tables
+
+    async def start(self) -> None:
+        self.tables = await self.run(PostgresTables, self.url, self.lease)
+        await self.run(self._tables.heartbeat, self.instance, DEAD_AFTER)
+        self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+        self.committer.start()
+
+    async def close(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+        await self.committer.close()
+        if self.tables is not None:
+            with contextlib.suppress(Unavailable):
+                await self.run(self.tables.leave, self.instance)
+            await self.run(self.tables.close)
+        self._thread.shutdown(wait=True)
+
+    async def _heartbeat(self) -> None:
+        """Say now and then that this server is alive; forget the clients of servers that died."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                await self.run(self._tables.heartbeat, self.instance, DEAD_AFTER)
+            except Unavailable as exc:
+                log.warning("dorf: the heartbeat was not stored: %s", exc)
+
+    async def _commit_changes(self, changes: list[Change]) -> list[bool]:
+        return await self.run(self._tables.commit_changes, changes)
+
+    def counts(self) -> dict[str, int]:
+        return {"transactions": self.committer.batches, "changes": self.committer.written, "waiting": 0}
+
+    async def create_game(self, game: StoredGame, thinker: str | None) -> bool:
+        await self.run(self._tables.create_game, game, thinker)
+        return thinker is not None
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        return await self.run(self._tables.load_game, game_id)
+
+    def check(self, unsaved: int) -> None:
+        """Nothing waits to be written here: a change is stored before it is answered."""
+
+    async def commit(self, change: Change) -> Stored:
+        change.origin = self.instance
+        if not await self.committer.commit(change):
+            raise Conflict(f"game {change.game} changed meanwhile")
+        saved: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        saved.set_result(change.version)
+        return Stored(change.thinker is not None, saved)
+
+    async def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
+        change.origin = self.instance
+        await self.run(self._tables.claim_seat, change, name, token_hash)
+
+    async def claim_thinking(self, game_id: str, version: int) -> bool:
+        return await self.run(self._tables.claim_thinking, game_id, version, self.instance)
+
+    async def versions(self, game_ids: list[str]) -> dict[str, int]:
+        return await self.run(self._tables.versions, game_ids)
+
+    async def admit(self, client: Client, decide: Decide[T]) -> T:
+        return await self.run(self._tables.admit, client, decide)
+
+    async def leave(self, client: Client) -> None:
+        await self.run(self._tables.leave_client, client)
+
+    async def hit(self, key: str, per_minute: int) -> float | None:
+        return await self.run(self._tables.hit, key, per_minute)
 
 
 def migrate(conn: Any, component: str, steps: tuple[str, ...]) -> int:
@@ -401,11 +505,3 @@ def redact(url: str) -> str:
     who, _, where = tail.rpartition("@")
     user, colon, _ = who.partition(":")
     return f"{head}{sep}{user}{':***' if colon else ''}@{where}"
-
-
-def json_payload(**fields: Any) -> str:
-    """A notification's payload: compact JSON (at most 8000 bytes)."""
-    return json.dumps(fields, separators=(",", ":"))
-
-
-__all__ = ["CHANNEL", "PostgresStorage", "Shared", "is_url", "redact"]

@@ -177,7 +177,7 @@ def headers_for(asset: Asset, built: bool, gzipped: bool) -> dict[str, str]:
 
 
 def main() -> None:
-    """``python -m dorf.server.assets``: each file's size as it is and gzipped, and the build."""
+    """``python -m dorf.server.edge.assets``: each file's size as it is and gzipped, and the build."""
     assets = Assets.from_package()
     for name, asset in sorted(assets.files.items()):
         print(f"{name:<16} {len(asset.body):>7} bytes  {len(asset.gzipped):>6} gzipped")

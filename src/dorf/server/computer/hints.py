@@ -1,7 +1,7 @@
 """``POST /api/games/ID/hint``: the coach's advice for a seat, computed away from the event loop.
 
 :func:`hint_for` is a plain function of plain data (the game's record, the
-seat, a seed), like :func:`dorf.server.thinking.think`: it rebuilds the game,
+seat, a seed), like :func:`dorf.server.computer.thinking.think`: it rebuilds the game,
 takes the seat's view (what that seat may know, never a stack's order) and
 asks the coach (:func:`dorf.players.coach.hint`) what to do and why.
 
@@ -23,10 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 from dorf.formats.record import replay_record
-from dorf.games.coop import CoopState
 from dorf.players.coach import DEFAULT_PLAYER, hint
-from dorf.server.protocol import ProtocolError
-from dorf.server.sessions import ONLINE, GameSession
+from dorf.server.protocol.messages import ProtocolError
+from dorf.server.round.session import ONLINE, GameSession
 
 #: The coach behind a hint: the same as ``dorf analyse`` (about a second a decision).
 HINT_PLAYER = DEFAULT_PLAYER
@@ -48,7 +47,7 @@ def hint_for(record: dict[str, Any], seat: int, seed: int, spec: str | None = No
     """The coach's hint for ``seat`` in the game so far: ``{"hint": {...}}`` (the coach is
     :data:`HINT_PLAYER` unless ``spec`` names another)."""
     state = replay_record(record)
-    view = state.view() if isinstance(state, CoopState) else state.view(seat)
+    view = state.view(seat)
     return {"hint": hint(view, spec or HINT_PLAYER, seed).as_json()}
 
 

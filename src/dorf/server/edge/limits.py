@@ -8,8 +8,9 @@ new games or campaigns, too many hints and replays at once.
 - :func:`client_address`: the one address every limit counts a request under
   (the connection's peer; uvicorn puts the ``X-Forwarded-For`` client there
   only for a ``--trusted-proxy``).
-- :class:`CreationLimit`: at most N games (``dorf serve --create-limit N``) or
-  campaigns (``--campaign-limit N``) a minute from one address; the next one is
+- creation limits: at most N games (``dorf serve --create-limit N``) or
+  campaigns (``--campaign-limit N``) a minute from one address, counted by the
+  storage (:meth:`~dorf.server.storage.base.Storage.hit`); the next one is
   answered with HTTP 429 and how many seconds to wait.
 - :class:`InFlight`: one hint (one replay) at a time from one address, and a
   few in all; another is answered HTTP 429 ``busy``.
@@ -22,11 +23,6 @@ new games or campaigns, too many hints and replays at once.
   styles and connections from this server only (inline ``style=`` attributes
   allowed), images also from ``data:`` and ``blob:``.
 
->>> limit = CreationLimit(2)
->>> limit.wait("1.2.3.4", 0.0), limit.wait("1.2.3.4", 1.0), limit.wait("1.2.3.4", 2.0)
-(None, None, 58.0)
->>> limit.wait("5.6.7.8", 2.0), limit.wait("1.2.3.4", 60.5)
-(None, None)
 >>> allowed_origin("http://127.0.0.1:8000", "127.0.0.1:8000", LOOPBACK, ())
 True
 >>> allowed_origin("https://evil.example", "127.0.0.1:8000", LOOPBACK, ("http://localhost:8000",))
@@ -38,22 +34,17 @@ False
 from __future__ import annotations
 
 import json
-from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from dorf.server.protocol import ProtocolError
+from dorf.server.protocol.messages import ProtocolError
 
 if TYPE_CHECKING:
     from starlette.requests import HTTPConnection
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-#: The window of the creation limit, in seconds.
-WINDOW = 60.0
-#: Addresses remembered at most; the oldest are forgotten first.
-MAX_ADDRESSES = 10_000
 #: The loopback names: a server always answers to them.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: The host FastAPI's TestClient sends: an app made with ``ServerConfig()`` answers to it too.
@@ -127,29 +118,6 @@ class HostCheck:
         ]
         await send({"type": "http.response.start", "status": 400, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-class CreationLimit:
-    """At most ``per_minute`` games from one address in any 60 seconds (0: no limit)."""
-
-    def __init__(self, per_minute: int) -> None:
-        self.per_minute = per_minute
-        self._times: dict[str, deque[float]] = {}
-
-    def wait(self, address: str, now: float) -> float | None:
-        """None if ``address`` may create a game now (and counts it), else the seconds to wait."""
-        if self.per_minute <= 0:
-            return None
-        times = self._times.pop(address, None) or deque()
-        while times and times[0] <= now - WINDOW:
-            times.popleft()
-        self._times[address] = times  # the most recent address last
-        if len(times) >= self.per_minute:
-            return round(times[0] + WINDOW - now, 3)
-        times.append(now)
-        while len(self._times) > MAX_ADDRESSES:
-            del self._times[next(iter(self._times))]
-        return None
 
 
 class InFlight:

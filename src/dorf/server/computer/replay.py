@@ -19,23 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from dorf.formats.record import RecordError, apply_decision, start_of
-from dorf.games.coop import CoopState
-from dorf.games.duel import DuelState
-from dorf.games.headtohead import HeadToHeadState
-from dorf.rules.area import PlayArea
-from dorf.rules.scoring import SCORERS
-from dorf.server.views import Json, describe_tile, face_json, pad_json, spec_json, tile_json
+from dorf.games.state import Pick
+from dorf.server.protocol.views import Json, describe_tile, face_json, pad_json, spec_json, tile_json
 
 _STATUS = {"open": "o", "completed": "c", "failed": "f"}
-
-
-def _areas(state: Any) -> list[PlayArea]:
-    if isinstance(state, CoopState):
-        return [state.area]
-    if isinstance(state, DuelState):
-        return list(state.areas)
-    assert isinstance(state, HeadToHeadState)
-    return [state.area(0), state.area(1)]
 
 
 def replay_steps(record: Any) -> Json:
@@ -48,22 +35,15 @@ def replay_steps(record: Any) -> Json:
     names = [str(p) for p in record["players"]]
     steps: list[Json] = []
     for number, raw in enumerate(decisions, 1):
-        seat = (
-            state.player
-            if isinstance(state, CoopState)
-            else raw.get("player", 0)
-            if isinstance(raw, dict)
-            else 0
-        )
-        apply_decision(state, number, raw)
-        areas = _areas(state)
+        seat, decision = apply_decision(state, number, raw)
+        areas = state.areas
         step: Json = {"seat": seat, "name": names[seat] if 0 <= seat < len(names) else "?"}
-        if isinstance(state, HeadToHeadState) and "pick" in raw:
-            tile = state.game.tileset.tiles[raw["pick"]]
+        if isinstance(decision, Pick):
+            tile = state.game.tileset.tiles[decision.tile_id]
             step["pick"] = face_json(tile)
             step["text"] = f"{step['name']} took {describe_tile(tile)}"
         else:
-            index = 0 if isinstance(state, CoopState) else seat
+            index = state.area_index(seat)
             area = areas[index]
             placed = area.placed[-1]
             task_index = len(area.tasks) - 1 if placed.task is not None else None
@@ -76,8 +56,8 @@ def replay_steps(record: Any) -> Json:
                 + (f" ({placed.task.spec} task)" if placed.task is not None else "")
                 + f" at {placed.at.q},{placed.at.r}"
             )
-        step["tasks"] = ["".join(_STATUS[t.status.value] for t in area.tasks) for area in _areas(state)]
-        step["scores"] = [SCORERS[mode](area).total for area in areas]
+        step["tasks"] = ["".join(_STATUS[t.status.value] for t in area.tasks) for area in areas]
+        step["scores"] = [pad.total for pad in state.scores()]
         steps.append(step)
     out: Json = {
         "mode": mode,
@@ -87,9 +67,10 @@ def replay_steps(record: Any) -> Json:
         "seed_text": str(record["seed"]),
         "finished": state.is_over,
         "steps": steps,
-        "areas": len(_areas(state)),
-        "pads": [pad_json(SCORERS[mode](area)) for area in _areas(state)],
+        "areas": len(state.areas),
+        "pads": [pad_json(pad) for pad in state.scores()],
     }
-    if not isinstance(state, CoopState) and state.is_over:
-        out["winner"] = state.winner()
+    if len(state.areas) > 1 and state.is_over:  # an area each: a winner, or a shared victory (None)
+        first, second = state.returns()
+        out["winner"] = None if first == second else 0 if first > second else 1
     return out

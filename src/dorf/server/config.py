@@ -1,0 +1,62 @@
+"""How ``dorf serve`` runs: :class:`ServerConfig`, the options of the same names (``docs/server.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dorf.server.edge.limits import LOOPBACK, TEST_HOST
+
+if TYPE_CHECKING:
+    from dorf.server.round.seats import BotCommands
+
+#: How much longer than the longest think a lease to think for a game's computer seats lasts
+#: (several servers on one database), in seconds.
+LEASE_MARGIN = 10.0
+
+
+@dataclass
+class ServerConfig:
+    """How ``dorf serve`` runs (the options of the same names, see ``docs/server.md``)."""
+
+    db: str | Path | None = None
+    ai_workers: int = 2
+    ai_delay: float = 0.4
+    ai_max_seconds: float = 2.0
+    create_limit: int = 30
+    #: New campaigns a minute from one address (0: no limit).
+    campaign_limit: int = 10
+    #: Websocket clients at most: once reached, only seat holders are let in.
+    max_connections: int = 1000
+    #: Spectators of one game at most (clients that hold none of its seats).
+    max_spectators: int = 32
+    #: Spectators from one address at most, and as many seat-holding clients (0: no limit).
+    max_connections_per_address: int = 16
+    #: How long a client held back (no room for another spectator) has to prove a seat.
+    hello_seconds: float = 10.0
+    games_in_memory: int = 100
+    idle_seconds: float = 300.0
+    #: How long the database may refuse writes before new moves are refused too, in seconds
+    #: (meanwhile moves are made in memory and written once it takes writes again).
+    storage_grace: float = 20.0
+    #: The address the server was started with (``http://host:port``): an allowed Origin.
+    origins: tuple[str, ...] = ()
+    #: The host names (of the ``Host`` header, port aside) the server answers for; a request for
+    #: another is refused (DNS rebinding).  ``dorf serve`` always sets them (the loopback names,
+    #: ``--host``, ``--allowed-host``); an app made directly answers the loopback names and
+    #: ``testserver``, the host of FastAPI's TestClient.
+    allowed_hosts: tuple[str, ...] = (*LOOPBACK, TEST_HOST)
+    #: Send the pages' Content-Security-Policy.  ``dorf serve`` does; an app made directly (the
+    #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
+    #: not unless asked.
+    page_policy: bool = False
+    #: Programs as computer players (``cmd:COMMAND``), where the operator allows them (``dorf serve
+    #: --allow-bot-commands`` gives :class:`dorf.bots.seat.BotCommands`); None: a game that names
+    #: one is refused (``no-commands``).
+    bot_commands: BotCommands | None = None
+
+    @property
+    def lease(self) -> float:
+        """How long a server thinks for a game's computer seats before another may take over."""
+        return self.ai_delay + 2 * self.ai_max_seconds + LEASE_MARGIN

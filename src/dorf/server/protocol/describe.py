@@ -1,0 +1,369 @@
+"""What a client sees of a game: its description as JSON, made once per version and view.
+
+:class:`Description` describes a :class:`~dorf.server.round.session.GameSession`
+for the page (and for a bot program, which is shown exactly what the page
+shows): the areas, tiles, tasks and score pads (:mod:`~dorf.server.protocol.views`),
+whose turn it is, the revealed tiles, the draft's open pool, the log, and each
+seat's legal placements.  It holds what every player at the table may know;
+never the seed (until the end), the order of a stack, the removed tiles or a
+marker pile.
+
+Descriptions are cached: per version and view (``full``, or ``public``: the
+game without another seat's pending placement), and for longer what does not
+change once made (a placed tile, an area nobody placed on since, a log line),
+so that a delta (:mod:`~dorf.server.protocol.delta`) skips what is the same
+object as before.  Only an undo makes them wrong: :meth:`Description.forget`.
+
+The description is a view of the game: it is where the wording of each game
+differs (a Duel's tile fits nowhere *in* a player's area; Head to Head has a
+draft pool and stacks per player).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from dorf.games.coop import CoopState
+from dorf.games.duel import DuelState
+from dorf.games.headtohead import DRAFT, HeadToHeadState
+from dorf.games.state import PICKED, PLACED, SET_ASIDE, Happened, Revealed
+from dorf.rules.area import PlayArea
+from dorf.rules.hexgrid import hex_of
+from dorf.rules.scoring import SCORERS
+from dorf.server.protocol.views import (
+    Json,
+    Made,
+    Pad,
+    area_json,
+    describe_tile,
+    face_json,
+    pad_json,
+    revealed_json,
+)
+from dorf.server.protocol.wire import dumps
+
+if TYPE_CHECKING:
+    from dorf.server.round.session import GameSession
+
+_first = operator.itemgetter(0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _qr(cell: int) -> tuple[int, int]:
+    at = hex_of(cell)
+    return at.q, at.r
+
+
+class Description:
+    """The descriptions of one game (see the module)."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+        self._cache: dict[str, Any] = {}
+        self._cache_version = -1
+        self._forget()
+        self._faces: dict[int, Json] = {}
+        self._seats_made: tuple[tuple[tuple[str, str, str | None, bool], ...], list[Json]] | None = None
+        self._revealed_made: dict[tuple[int, Any], Json | None] = {}
+
+    def _forget(self) -> None:
+        #: Each area's description, score pad and pad's description, keyed by (area, tiles placed,
+        #: game over); placed tiles' descriptions; the log, per decision described.
+        self._areas: dict[tuple[int, int, bool], tuple[Json, Pad, Json]] = {}
+        self._made: list[Made] = []
+        self._lines: list[list[Json]] = []
+        #: The lines of every decision described, one after the other.
+        self._flat: list[Json] = []
+        self._lines_names: tuple[str, ...] = ()
+        self._logs: dict[int, list[Json]] = {}
+        self._legal: dict[tuple[int, int, int, str], list[list[Any]]] = {}
+        self._owned_made: dict[tuple[int, int], list[Json]] = {}
+        #: The last description with no placement pending: (decisions, names, description).  The
+        #: other seats see the game as it was before a pending placement: as described then.
+        self._open: tuple[int, tuple[str, ...], Json] | None = None
+
+    def forget(self) -> None:
+        """Decisions were taken back: what was described of them is wrong now."""
+        self._forget()
+        self._cache_version = -1
+
+    def _fresh(self) -> dict[str, Any]:
+        version = self.session.version
+        if self._cache_version != version:
+            self._cache = {}
+            self._cache_version = version
+        return self._cache
+
+    # --- whose turn -------------------------------------------------------------------
+
+    def waiting(self) -> tuple[int, ...]:
+        """The seats that may decide now (made once per version)."""
+        cache = self._fresh()
+        seats: tuple[int, ...] | None = cache.get("waiting")
+        if seats is None:
+            order = self.session.order
+            seats = cache["waiting"] = tuple(sorted(order[p] for p in self.session.state.to_move()))
+        return seats
+
+    def view_key(self, seats: Collection[int]) -> str:
+        """Which description a client holding ``seats`` sees: ``full``, or ``public`` (without
+        another seat's pending placement, see ``GameSession.sees_pending``)."""
+        session = self.session
+        return "full" if session.pending_seat() is None or session.sees_pending(seats) else "public"
+
+    def legal(self, seat: int) -> list[list[Any]]:
+        """Where ``seat`` may place its tile now: ``[q, r, [rotations]]`` per cell (made once for
+        each tile and number of tiles in the seat's area: in the Duel the seat still to place
+        keeps its list when the other places)."""
+        cache = self._fresh()
+        key = f"legal{seat}"
+        if key not in cache:
+            session = self.session
+            state = session.state
+            player = session.player_of[seat]
+            revealed = state.revealed_for(player) if seat in self.waiting() else None
+            if revealed is None or state.phase == DRAFT:
+                cache[key] = []
+            else:
+                lasting = (seat, len(session.area(seat).placed), revealed.tile_id, revealed.tile.face)
+                found = self._legal.get(lasting)
+                if found is None:
+                    moves = state.legal_moves(player)
+                    # The engine's (cell, rotation) moves, in the order of legal_placements (by
+                    # cell: row, then column; then rotation), grouped by cell.
+                    found = [
+                        [*_qr(cell), [rot for _, rot in same_cell]]
+                        for cell, same_cell in itertools.groupby(sorted(moves), key=_first)
+                    ]
+                    if len(self._legal) > 8:
+                        self._legal.clear()
+                    self._legal[lasting] = found
+                cache[key] = found
+        result: list[list[Any]] = cache[key]
+        return result
+
+    # --- the description ----------------------------------------------------------------
+
+    def public(self, seats: Collection[int] = ()) -> Json:
+        """Everything a client holding ``seats`` may know (cached per version): what every
+        player at the table knows, and its own seat's pending placement."""
+        cache = self._fresh()
+        key = self.view_key(seats)
+        if key not in cache:
+            session = self.session
+            names = tuple(seat.name for seat in session.seats)
+            if key == "full":
+                cache[key] = self._describe()
+                if session.pending_seat() is None:
+                    self._open = (len(session.decisions), names, cache[key])
+            else:
+                waiting = list(self.waiting())
+                kept = self._open
+                if kept is not None and kept[0] == len(session.decisions) - 1 and kept[1] == names:
+                    # The game before the pending placement was described when it was made.
+                    out = dict(kept[2])
+                    out["seats"] = self._seats_json()
+                    out["undo"] = session.can_undo()
+                else:
+                    saved, self._cache = self._cache, {}
+                    try:
+                        with session.as_before_pending():
+                            out = self._describe()
+                    finally:
+                        self._cache = saved
+                out["waiting"] = waiting  # who still has to place: that much is public
+                out["version"] = session.version
+                out["turn"] = len(session.decisions)
+                cache[key] = out
+        result: Json = cache[key]
+        return result
+
+    def document(self, seats: Collection[int] = ()) -> Json:
+        """What a client holding ``seats`` knows now: ``{"you": {"seats", "legal"}, "game":
+        public(seats)}``, ``legal`` for its seats that decide now.  Made once per version for
+        each view, and never changed in place: the server sends the next change as a delta
+        from it (:mod:`dorf.server.protocol.delta`)."""
+        ordered = sorted(seats)
+        key = "doc:" + self.view_key(seats) + ",".join(map(str, ordered))
+        cache = self._fresh()
+        doc: Json | None = cache.get(key)
+        if doc is None:
+            waiting = self.waiting()
+            you = {"seats": ordered, "legal": {str(s): self.legal(s) for s in ordered if s in waiting}}
+            doc = cache[key] = {"you": you, "game": self.public(seats)}
+        return doc
+
+    def public_text(self, seats: Collection[int] = ()) -> str:
+        """:meth:`public` as compact JSON text (cached per version)."""
+        cache = self._fresh()
+        key = "text:" + self.view_key(seats)
+        if key not in cache:
+            cache[key] = dumps(self.public(seats))
+        text: str = cache[key]
+        return text
+
+    def _seats_json(self) -> list[Json]:
+        seats = self.session.seats
+        key = tuple((s.name, s.kind, s.player, s.claimed) for s in seats)
+        if self._seats_made is None or self._seats_made[0] != key:
+            described = [
+                {"index": i, "name": s.name, "kind": s.kind, "player": s.player, "claimed": s.claimed}
+                for i, s in enumerate(seats)
+            ]
+            self._seats_made = (key, described)
+        return self._seats_made[1]
+
+    def _revealed_json(self, revealed: Revealed | None) -> Json | None:
+        """A revealed tile's description (made once per tile and task)."""
+        if revealed is None:
+            return None
+        key = (revealed.tile_id, revealed.task)
+        described = self._revealed_made.get(key)
+        if described is None:
+            if len(self._revealed_made) > 16:
+                self._revealed_made.clear()
+            described = self._revealed_made[key] = revealed_json(revealed)
+        return described
+
+    def _describe(self) -> Json:
+        from dorf.server.round.session import MODE_NAMES
+
+        session = self.session
+        state = session.state
+        over = state.is_over
+        out: Json = {
+            "id": session.id,
+            "mode": session.mode,
+            "mode_name": MODE_NAMES[session.mode],
+            "version": session.version,
+            "phase": state.phase,
+            "over": over,
+            "turn": len(session.decisions),
+            "waiting": list(self.waiting()),
+            "seats": self._seats_json(),
+            "areas": [],
+            "scores": [],
+            "practice": session.practice,
+            "undo": session.can_undo(),
+            "first": session.first,
+            "broken": None,
+            "log": self._log(),
+        }
+        for i, area in enumerate(session.areas()):
+            described, _, pad = self._area_parts(i, area)
+            out["areas"].append(described)
+            out["scores"].append(pad)
+        seat_players = [session.player_of[seat] for seat in range(len(session.seats))]
+        if isinstance(state, HeadToHeadState):  # a stack and a tile per player; the draft
+            out["revealed"] = [self._revealed_json(state.revealed_for(p)) for p in seat_players]
+            left = state.stacks_left(0)
+            out["left"] = [list(left[p]) for p in seat_players]
+            tiles = state.game.tileset.tiles
+            out["owned"] = [self._owned(state.owned[p], p) for p in seat_players]
+            if state.phase == DRAFT:
+                out["pool"] = [self._face(i) for i in state.pool]
+                out["flags"] = [[face_json(tiles[i]) for i in state.flags[p]] for p in seat_players]
+        else:  # one tile on the table, one pair of stacks
+            out["revealed"] = [self._revealed_json(state.revealed_for(0))]
+            out["left"] = [[state.task_tiles_left(), state.landscapes_left()]]
+        if isinstance(state, DuelState) and state.turns:  # whose copy of the tile fit nowhere
+            aside = state.turns[-1].set_aside
+            out["set_aside"] = sorted(session.order[p] for p in (0, 1) if aside[p] and not over)
+        if over:
+            out["seed"] = session.seed
+            out["seed_text"] = str(session.seed)  # exact in JavaScript, which keeps 53 bits of a number
+            if not isinstance(state, CoopState):
+                out["winner"] = session.winner()
+        return out
+
+    def scores(self) -> list[Pad]:
+        """The score pads in seat order (one in the cooperative game)."""
+        return [self._area_parts(i, area)[1] for i, area in enumerate(self.session.areas())]
+
+    def _area_parts(self, index: int, area: PlayArea) -> tuple[Json, Pad, Json]:
+        """Area ``index``'s description, score pad and the pad's description, made once for
+        each number of tiles placed on it (an area nobody placed on since is the same object
+        as before, so a delta skips it at once)."""
+        key = (index, len(area.placed), self.session.state.is_over)
+        parts = self._areas.get(key)
+        if parts is None:
+            while len(self._made) <= index:
+                self._made.append(Made())
+            pad = SCORERS[self.session.mode](area)
+            parts = (area_json(area, self._made[index]), pad, pad_json(pad))
+            for old in [k for k in self._areas if k[0] == index and k[1] < key[1] - 1]:
+                del self._areas[old]
+            self._areas[key] = parts
+        return parts
+
+    def _owned(self, owned: list[int], player: int) -> list[Json]:
+        """The tiles ``player`` took in the draft (one list while it does not grow)."""
+        key = (player, len(owned))
+        made = self._owned_made.get(key)
+        if made is None:
+            made = self._owned_made[key] = [self._face(i) for i in owned]
+        return made
+
+    def _face(self, tile_id: int) -> Json:
+        """A tile of the set as the draft shows it (made once per tile)."""
+        face = self._faces.get(tile_id)
+        if face is None:
+            tiles = self.session.state.game.tileset.tiles
+            face = self._faces[tile_id] = {"id": tile_id, **face_json(tiles[tile_id])}
+        return face
+
+    # --- the log -----------------------------------------------------------------------
+
+    def _log(self) -> list[Json]:
+        """What happened, one entry a line, each naming whose it is (:meth:`log`); a list made
+        once for each number of decisions (do not change it)."""
+        session = self.session
+        count = len(session.decisions) - session.pending_hidden
+        names = tuple(seat.name for seat in session.seats)
+        if names != self._lines_names:
+            self._lines, self._lines_names, self._logs, self._flat = [], names, {}, []
+        entries = self._logs.get(count)
+        if entries is None:
+            lines, flat = self._lines, self._flat
+            while len(lines) < count:
+                made = [self._line(event) for event in session.state.happened(len(lines))]
+                lines.append(made)
+                flat.extend(made)
+            # as before a pending placement, the lines of the decisions after ``count`` left out
+            entries = flat[: len(flat) - sum(len(line) for line in lines[count:])]
+            self._logs[count] = entries
+            for old in [k for k in self._logs if k < count - 1]:
+                del self._logs[old]
+        return entries
+
+    def log(self) -> list[Json]:
+        """What happened: placements, set-aside tiles, picks, tasks completed or failed ("Ann
+        completed forest 5"), one entry a line, each naming whose it is.
+
+        What a decision adds to the log never changes afterwards (until an undo or a new name),
+        so each decision is described once."""
+        return list(self._log())
+
+    def _line(self, event: Happened) -> Json:
+        session = self.session
+        seat = session.order[event.player]
+        name = session.name(seat)
+        kind = event.kind
+        if kind == PLACED:
+            assert event.at is not None
+            text = f"{name} placed {describe_tile(event.tile, event.task)} at {event.at.q},{event.at.r}"
+        elif kind == SET_ASIDE:
+            tile = describe_tile(event.tile, event.task)
+            if isinstance(session.state, DuelState):  # both players have a copy of the one tile
+                text = f"{tile} fits nowhere in {name}'s area: set aside"
+            else:
+                text = f"{name}'s tile {tile} fits nowhere: set aside"
+        elif kind == PICKED:
+            text = f"{name} took {describe_tile(event.tile)}"
+        else:
+            text = f"{name} {kind} {event.task}"  # completed, failed
+        return {"turn": event.number, "seat": seat, "kind": kind, "text": text}

@@ -1,0 +1,77 @@
+"""Telling the clients of a game what changed: deltas of each client's own view.
+
+Each client holds the description of the game it was last sent
+(:attr:`~dorf.server.round.clients.Connection.doc`); after a change it gets
+what changed in its view (:mod:`dorf.server.protocol.delta`), one diff per
+pair of views however many clients share them, and a whole state only on
+connecting or asking (``sync``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dorf.server.protocol.delta import diff
+from dorf.server.protocol.messages import saved_message
+from dorf.server.protocol.wire import dumps
+from dorf.server.round.clients import Connection
+from dorf.server.round.game import Broken, Game
+
+
+class Fanout:
+    """Sends the states and deltas of games to their clients."""
+
+    def send_state(self, game: Game | Broken, conn: Connection) -> None:
+        """Send ``conn`` the whole state of the game (on connecting, after hello, when asked); the
+        next change goes to it as a delta from this."""
+        if isinstance(game, Broken):
+            conn.send('{"type":"state","you":{"seats":[],"legal":{}},"game":' + game.public_text() + "}")
+            conn.doc = None
+            return
+        doc = game.session.document(conn.seats)
+        game_text = game.session.public_text(conn.seats)  # the same as doc["game"], kept as text
+        conn.send('{"type":"state","you":' + dumps(doc["you"]) + ',"game":' + game_text + "}")
+        conn.doc = doc
+
+    def broadcast(self, game: Game) -> None:
+        """Tell every client of the game what changed in its view: a delta from the description
+        it has (one diff per pair of views), or the whole state if it has none."""
+        made: dict[tuple[int, int], str] = {}
+        game_ops: dict[tuple[int, int], list[list[Any]]] = {}  # the game's part, once per pair of views
+        for conn in list(game.connections):
+            old = conn.doc
+            new = game.session.document(conn.seats)
+            if old is new:
+                continue
+            if old is None:
+                self.send_state(game, conn)
+                continue
+            key = (id(old), id(new))
+            text = made.get(key)
+            if text is None:
+                try:
+                    pair = (id(old["game"]), id(new["game"]))
+                    ops = game_ops.get(pair)
+                    if ops is None:
+                        ops = game_ops[pair] = diff(old["game"], new["game"], "game")
+                    if old["you"] is not new["you"]:
+                        ops = ops + diff(old["you"], new["you"], "you")
+                except ValueError:
+                    self.send_state(game, conn)
+                    continue
+                text = made[key] = dumps(
+                    {
+                        "type": "delta",
+                        "from": old["game"]["version"],
+                        "version": new["game"]["version"],
+                        "ops": ops,
+                    }
+                )
+            conn.send(text)
+            conn.doc = new
+
+    def saved(self, game: Game, version: int, movers: list[Connection]) -> None:
+        """The game is stored up to ``version``: tell the clients whose changes those were."""
+        text = saved_message(version)
+        for conn in movers:
+            conn.send(text)

@@ -1,0 +1,37 @@
+"""Where the server keeps its games: one interface (:mod:`.base`), one file per database.
+
+- :mod:`.base`: the :class:`~.base.Storage` interface, the one record of a change
+  (:class:`~.base.Change`), the stored game, the storage's own errors;
+- :mod:`.schema`: the tables, the same on both databases;
+- :mod:`.sqlite` (with :mod:`.writer`): a server alone on a SQLite file, changes written behind;
+- :mod:`.postgres`: servers sharing a PostgreSQL database, changes stored by compare-and-set;
+- :mod:`.bus`: what a server hears of the others' changes (nothing, alone; LISTEN/NOTIFY).
+
+:func:`open_storage` is the one place that chooses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dorf.server.storage.base import Storage
+from dorf.server.storage.bus import Alone, Bus, PostgresBus
+from dorf.server.storage.postgres import PostgresStorage, PostgresTables, is_url, redact
+from dorf.server.storage.sqlite import SqliteStorage, SqliteTables
+
+
+def check_database(db: str | Path | None) -> None:
+    """Open and close the database of ``--db`` once, migrating its tables: ``DatabaseError`` (one
+    line) if it cannot be used (so ``dorf serve`` says so before it listens)."""
+    (PostgresTables(str(db), lease=0.0) if is_url(db) else SqliteTables(db)).close()
+
+
+def open_storage(db: str | Path | None, *, grace: float = 20.0, lease: float = 15.0) -> tuple[Storage, Bus]:
+    """The storage of ``--db`` (a SQLite file, or a PostgreSQL URL) and the bus of its servers."""
+    if is_url(db):
+        shared = PostgresStorage(str(db), lease=lease)
+        return shared, PostgresBus(str(db), shared.instance)
+    return SqliteStorage(db, grace), Alone()
+
+
+__all__ = ["Bus", "Storage", "check_database", "is_url", "open_storage", "redact"]

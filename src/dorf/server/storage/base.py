@@ -1,0 +1,262 @@
+"""What the server asks of its storage, whichever database it is: one interface, one change record.
+
+The hub is handed a :class:`Storage` (as boardgame.io hands its master a
+storage) and never asks which one it has:
+
+- :class:`~dorf.server.storage.sqlite.SqliteStorage`: one server on a SQLite
+  file; a change is made in memory at once and written behind, many in one
+  transaction (:mod:`dorf.server.storage.writer`);
+- :class:`~dorf.server.storage.postgres.PostgresStorage`: one or several servers
+  on one PostgreSQL database; a change is stored first, only if its game is
+  still at the version it was made from (compare-and-set), and the other
+  servers hear of it (:mod:`dorf.server.storage.bus`).
+
+A change of a game is one :class:`Change`, the same record whether it is
+queued to be written, committed, or heard from another server.  Every error of
+a storage is a :class:`StorageError`: :class:`Unavailable` (try again later: a
+locked file, a lost connection), :class:`Refused` (for good: a finished game, a
+seat taken), :class:`Conflict` (another server changed the game first), and
+:class:`DamagedGame` for a game whose rows cannot be read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+#: What a change does: a decision made, decisions taken back (an undo), a seat taken.
+MOVE, UNDO, SEAT = "move", "undo", "seat"
+
+
+class StorageError(Exception):
+    """The storage could not do what was asked; the message is one line."""
+
+
+class Unavailable(StorageError):
+    """The database cannot take it now (a locked file, a lost connection, a timeout): try again
+    later."""
+
+
+class Refused(StorageError):
+    """The database refuses the change for good (a finished game never changes; a seat is taken
+    once)."""
+
+
+class Conflict(StorageError):
+    """The game changed meanwhile (another server stored a change first): nothing was written."""
+
+
+class DamagedGame(StorageError):
+    """A stored game whose rows cannot be read; the message is one line."""
+
+
+@dataclass
+class Change:
+    """One change of a game: decision ``number`` made by ``seat`` (``decision``, its record
+    entry), decisions taken back to ``keep`` (an undo), or a seat taken.  ``version`` is the game's
+    version after it (so it was made from ``version - 1``); ``finished`` whether the game is over
+    after it; ``key`` the key its client gave the move; ``thinker`` the server that thinks for the
+    game's computer seats after it (set by the storage); ``origin`` the server that made it."""
+
+    game: str
+    version: int
+    kind: str
+    seat: int = 0
+    number: int = 0
+    decision: dict[str, Any] | None = None
+    finished: bool = False
+    keep: int = 0
+    key: str | None = None
+    thinker: str | None = None
+    origin: str = ""
+
+    def payload(self) -> str:
+        """How a change is told to the other servers (well under PostgreSQL's 8000 bytes)."""
+        fields: dict[str, Any] = {"o": self.origin, "g": self.game, "v": self.version, "t": self.kind}
+        fields["s"] = self.seat
+        if self.kind == MOVE:
+            fields |= {"n": self.number, "d": self.decision, "k": self.key, "f": self.finished}
+        elif self.kind == UNDO:
+            fields["keep"] = self.keep
+        return json.dumps(fields, separators=(",", ":"))
+
+    @classmethod
+    def parse(cls, payload: str) -> Change:
+        """A change from its :meth:`payload`; ValueError (or KeyError, TypeError) for anything else.
+
+        >>> change = Change("g", 3, MOVE, 1, 3, {"player": 1, "at": [0, 1], "rot": 2}, origin="s")
+        >>> Change.parse(change.payload()) == change
+        True
+        """
+        data = json.loads(payload)
+        if not isinstance(data, dict) or data.get("t") not in (MOVE, UNDO, SEAT):
+            raise ValueError("not a change")
+        decision = data.get("d")
+        if decision is not None and not isinstance(decision, dict):
+            raise ValueError("a change's decision is an object")
+        key = data.get("k")
+        return cls(
+            str(data["g"]),
+            int(data["v"]),
+            data["t"],
+            int(data.get("s", 0)),
+            int(data.get("n", 0)),
+            decision,
+            bool(data.get("f", False)),
+            int(data.get("keep", 0)),
+            None if key is None else str(key),
+            origin=str(data["o"]),
+        )
+
+
+@dataclass
+class Stored:
+    """What :meth:`Storage.commit` answers: whether this server now thinks for the game's computer
+    seats, and ``saved``, done (with the version stored) once the change is in the database, or
+    with the :class:`StorageError` that refused it for good."""
+
+    thinks: bool
+    saved: asyncio.Future[int]
+
+
+@dataclass
+class StoredSeat:
+    """One seat: ``here`` (played at the creator's screen), ``online`` (joined by invitation)
+    or ``computer`` (``player`` names the computer player)."""
+
+    index: int
+    kind: str
+    name: str
+    player: str | None
+    token_hash: str | None
+    invite_hash: str | None
+
+
+@dataclass
+class StoredGame:
+    id: str
+    mode: str
+    tileset: str
+    seed: int
+    #: A practice game (undo allowed; never in a campaign).
+    practice: bool
+    created: str
+    finished: bool
+    seats: list[StoredSeat]
+    decisions: list[dict[str, Any]]
+    #: Who starts, counted from 1 in seat order.
+    first: int = 1
+    #: Whoever created the game chose its seed (never in a campaign).
+    seed_chosen: bool = False
+    #: The game's version: its changes so far (decisions, and undos).
+    version: int = 0
+    #: The key its client gave each decision (None: none given).
+    keys: list[str | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Client:
+    """A websocket client as the caps count it: which server holds it (``instance``), its number
+    there, its address, its game, and whether it plays (``playing``) or watches (``watching``)."""
+
+    instance: str
+    number: int
+    address: str
+    game: str
+    role: str
+
+
+#: ``decide(holders, watching, spectators)``: why a client cannot be let in (None: it can), from
+#: its address's other seat-holding clients and spectators and its game's other spectators.
+Decide = Callable[[int, int, int], T]
+
+
+class Storage(Protocol):
+    """The server's games and what several servers share, in a database (its calls run in a
+    thread of the storage's own: the event loop never waits for the database)."""
+
+    #: This server's name among those sharing the database.
+    instance: str
+    #: How long a server thinks for a game's computer seats before another may take over, in s.
+    lease: float
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def counts(self) -> dict[str, int]:
+        """Transactions and changes written so far, and changes waiting (``/api/health``)."""
+        ...
+
+    async def create_game(self, game: StoredGame, thinker: str | None) -> bool:
+        """Store a new game; whether this server thinks for its computer seats."""
+        ...
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """One stored game (None if there is none); :class:`DamagedGame` if it cannot be read."""
+        ...
+
+    def check(self, unsaved: int) -> None:
+        """Raise :class:`Unavailable` if a new change of a game with ``unsaved`` changes not yet
+        written may not be made now (the database has refused writes for too long)."""
+        ...
+
+    async def commit(self, change: Change) -> Stored:
+        """Store ``change`` (made in memory already): :class:`Conflict` if its game is no longer at
+        the version it was made from, :class:`StorageError` if it cannot be stored now."""
+        ...
+
+    async def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
+        """An invited player takes seat ``change.seat``: its invitation is used up and its token
+        set (:class:`Refused` if it was taken meanwhile); the other servers are told."""
+        ...
+
+    async def claim_thinking(self, game_id: str, version: int) -> bool:
+        """Take the lease to think for a game's computer seats at ``version``, if nobody holds it
+        (or its holder let it run out): whether this server has it now."""
+        ...
+
+    async def versions(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of these games."""
+        ...
+
+    async def admit(self, client: Client, decide: Decide[T]) -> T:
+        """Count ``client`` (on every server sharing the database) if ``decide`` answers None;
+        return what it answers."""
+        ...
+
+    async def leave(self, client: Client) -> None:
+        """``client`` is gone: count it no longer."""
+        ...
+
+    async def hit(self, key: str, per_minute: int) -> float | None:
+        """Count a request under ``key`` unless ``per_minute`` were counted in the last minute:
+        None if counted, else the seconds to wait."""
+        ...
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def secret_hash(secret: str) -> str:
+    """How a token or an invitation code is stored: its SHA-256.  A string that is not text
+    (a lone surrogate from JSON's ``\\ud800``) has no UTF-8 form: it hashes as the bytes its
+    escapes spell, so it can never match a secret the server made (those are ASCII).
+
+    >>> secret_hash("abc")[:12], len(secret_hash("\\ud800"))
+    ('ba7816bf8f01', 64)
+    """
+    return hashlib.sha256(secret.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def decision_text(decision: dict[str, Any]) -> str:
+    """How a decision is stored: compact JSON."""
+    return json.dumps(decision, separators=(",", ":"))

@@ -1,0 +1,160 @@
+"""The server's tables, the same on SQLite and PostgreSQL: their migration steps, how a game is
+read, and the rows of a new game.
+
+A game is stored as what determines it: mode, tile set, seed (and whether its
+creator chose it), who starts, whether it is a practice game, its seats, and
+its decisions in order.  The server reads a game when someone asks for it and
+replays it (the engine replays exactly), so a restart resumes each game where
+it stood.  Seat tokens and invitation codes are stored as SHA-256 hashes only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dorf.server.storage.base import DamagedGame, StoredGame, StoredSeat
+
+SCHEMA: tuple[str, ...] = (
+    """
+    CREATE TABLE server_game (
+        id TEXT PRIMARY KEY,
+        mode TEXT NOT NULL CHECK (mode IN ('coop', 'duel', 'head-to-head')),
+        tileset TEXT NOT NULL,
+        seed BIGINT NOT NULL,
+        undo INTEGER NOT NULL DEFAULT 0 CHECK (undo IN (0, 1)),
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1))
+    );
+    CREATE TABLE server_seat (
+        game_id TEXT NOT NULL REFERENCES server_game (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL CHECK (seat >= 0),
+        kind TEXT NOT NULL CHECK (kind IN ('here', 'online', 'computer')),
+        name TEXT NOT NULL,
+        player TEXT,
+        token_hash TEXT,
+        invite_hash TEXT,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE TABLE server_decision (
+        game_id TEXT NOT NULL REFERENCES server_game (id) ON DELETE CASCADE,
+        number INTEGER NOT NULL CHECK (number >= 1),
+        seat INTEGER NOT NULL,
+        decision TEXT NOT NULL,
+        made TEXT NOT NULL,
+        PRIMARY KEY (game_id, number)
+    );
+    CREATE INDEX server_game_by_finished ON server_game (finished, updated)
+    """,
+    """
+    ALTER TABLE server_game ADD COLUMN practice INTEGER NOT NULL DEFAULT 0 CHECK (practice IN (0, 1));
+    ALTER TABLE server_game ADD COLUMN first INTEGER NOT NULL DEFAULT 1 CHECK (first >= 1)
+    """,
+    # Whoever created the game chose its seed.  Games stored before this step cannot say; a
+    # seed below 2**32 was typed in, or drawn by the first server (random.randrange(1, 2**31):
+    # not secret either), while one that secrets drew (63 bits) is below 2**32 once in 2**31.
+    """
+    ALTER TABLE server_game ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0 CHECK (seed_chosen IN (0, 1));
+    UPDATE server_game SET seed_chosen = 1 WHERE seed < 4294967296
+    """,
+    # Several servers on one database (PostgreSQL): each game's version, the compare-and-set
+    # that orders its changes; the key a client gave a move (made once, however often sent);
+    # which server thinks for its computer seats, until when; the servers alive, their
+    # clients, and the requests counted by the creation limits.
+    """
+    ALTER TABLE server_game ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    UPDATE server_game
+        SET version = (SELECT count(*) FROM server_decision d WHERE d.game_id = server_game.id);
+    ALTER TABLE server_game ADD COLUMN thinker TEXT;
+    ALTER TABLE server_game ADD COLUMN think_until DOUBLE PRECISION;
+    ALTER TABLE server_decision ADD COLUMN key TEXT;
+    CREATE TABLE server_instance (id TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL);
+    CREATE TABLE server_client (
+        instance TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        game_id TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('watching', 'playing')),
+        PRIMARY KEY (instance, id)
+    );
+    CREATE INDEX server_client_by_address ON server_client (address);
+    CREATE INDEX server_client_by_game ON server_client (game_id);
+    CREATE TABLE server_hit (key TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX server_hit_by_key ON server_hit (key, at)
+    """,
+)
+
+
+#: How a stored game is read (``%s`` for its id), the same on SQLite and PostgreSQL.
+GAME_QUERY = (
+    "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version"
+    " FROM server_game WHERE id = %s"
+)
+SEATS_QUERY = (
+    "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"
+    " WHERE game_id = %s ORDER BY seat"
+)
+DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_id = %s ORDER BY number"
+
+
+def game_rows(game: StoredGame) -> tuple[Any, ...]:
+    """The values of a new game's row: id, mode, tileset, seed, undo, practice, first, created,
+    updated, seed_chosen."""
+    return (
+        game.id,
+        game.mode,
+        game.tileset,
+        game.seed,
+        int(game.practice),
+        int(game.practice),
+        game.first,
+        game.created,
+        game.created,
+        int(game.seed_chosen),
+    )
+
+
+def seat_rows(game: StoredGame) -> list[tuple[Any, ...]]:
+    """The rows of a new game's seats."""
+    return [(game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash) for s in game.seats]
+
+
+def stored_game(
+    row: Sequence[Any], seats: Iterable[Sequence[Any]], decisions: Iterable[Sequence[Any]]
+) -> StoredGame:
+    """A game from its rows (of :data:`GAME_QUERY`, :data:`SEATS_QUERY` and
+    :data:`DECISIONS_QUERY`); raises :class:`DamagedGame` if they do not make one."""
+    gid, mode, tileset, seed, practice, created, finished, first, chosen, version = row
+    game = StoredGame(
+        gid,
+        mode,
+        tileset,
+        seed,
+        bool(practice),
+        created,
+        bool(finished),
+        [],
+        [],
+        first,
+        bool(chosen),
+        version,
+    )
+    for seat, kind, name, player, token_hash, invite_hash in seats:
+        game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
+    if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
+        raise DamagedGame("its seats are missing or out of order")
+    for expected, (number, text, key) in enumerate(decisions, 1):
+        if number != expected:
+            raise DamagedGame(f"decision {expected} is missing")
+        try:
+            decision = json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            raise DamagedGame(f"decision {number} is not JSON") from None
+        if not isinstance(decision, dict):
+            raise DamagedGame(f"decision {number} is not a JSON object")
+        game.decisions.append(decision)
+        game.keys.append(key)
+    game.version = max(game.version, len(game.decisions))
+    return game
