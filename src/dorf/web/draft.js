@@ -66,6 +66,6 @@ export const draftMethods = {
     const me = this.actSeat();
     if (me === null || this.busy) return;
     this.busy = true;
-    this.send({ type: "move", seat: me, pick: tileId });
+    this.conn.send({ type: "move", seat: me, pick: tileId });
   },
 };

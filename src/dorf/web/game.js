@@ -1,11 +1,11 @@
-// The game page: one websocket to the server, a board per play area (side by side on a wide
-// screen, tabs on a narrow one), the revealed tile, the preview, tasks, score, log, the Head to
-// Head draft, sharing links, the score pad at the end; on a phone a bottom bar and sheets.
+// The game page: a board per play area (side by side on a wide screen, tabs on a narrow one), the
+// revealed tile, the preview, tasks, score, log, the Head to Head draft, sharing links, the score
+// pad at the end; on a phone a bottom bar and sheets. The server is reached through connection.js.
 import { Board } from "./board.js";
 import { cardMethods } from "./cards.js";
+import { Connection } from "./connection.js";
 import { draftMethods } from "./draft.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
-import { patch } from "./patch.js";
 import { phoneMethods } from "./phone.js";
 import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, media, tapWord, WIDE, modeName } from "./util.js";
 import { server, serverError, t } from "./i18n.js";
@@ -39,23 +39,21 @@ class GameController {
     this.previewIds = new Set();
     this.previewAsked = new Map();
     this.previewWanted = null;
-    this.nextId = 1;
     this.busy = false;
     this.padShown = false;
-    this.retry = 0;
     this.hint = null;
     this.draftChoice = null;
     this.boards = [];
     this.build(root);
-    this.connect();
-    document.addEventListener("keydown", (e) => this.onKey(e));
-    document.addEventListener("visibilitychange", () => {
-      // Back on the page while disconnected: try again now rather than at the end of a back-off.
-      if (document.visibilityState === "visible" && this.ws && this.ws.readyState === WebSocket.CLOSED && !this.gone) {
-        clearTimeout(this.reconnectTimer);
-        this.connect();
-      }
+    this.conn = new Connection(id, {
+      state: (doc) => this.onState(doc),
+      ok: (msg) => this.onOk(msg),
+      preview: (msg) => this.onPreview(msg),
+      error: (msg) => this.onError(msg),
+      lost: () => (this.busy = false), // a move sent may never be answered
+      gone: () => { if (!this.brokenReason) this.conn.setStatus(t("status.no_game"), "bad"); },
     });
+    document.addEventListener("keydown", (e) => this.onKey(e));
   }
 
   // --- layout -------------------------------------------------------------------------
@@ -84,7 +82,6 @@ class GameController {
     // The page's heading, for assistive technology: the panel's title is out of sight on a phone.
     this.heading = el("h1", { class: "sr-only", id: "game-heading" }, t("game.heading"));
     root.append(this.heading, this.page, this.backdrop, this.bar, this.modal);
-    this.status = document.getElementById("status");
     window.matchMedia?.(WIDE).addEventListener?.("change", () => this.game && this.render());
   }
 
@@ -131,91 +128,37 @@ class GameController {
     this.page.dataset.areas = String(count);
   }
 
-  // --- the connection ------------------------------------------------------------------
+  // --- what the server answers ----------------------------------------------------------------
 
-  connect() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(this.id)}`);
-    this.ws = ws;
-    this.setStatus(t("status.connecting"), "wait");
-    ws.onopen = () => {
-      this.retry = 0;
-      this.waits = [];
-      this.made = 0;
-      this.saved = 0;
-      this.setStatus(t("status.connected"), "ok");
-      ws.send(JSON.stringify({ type: "hello", tokens: tokensOf(this.id) }));
-    };
-    ws.onmessage = (event) => this.onMessage(JSON.parse(event.data));
-    ws.onclose = (event) => {
-      if (event.code === 4404 || this.gone) {
-        this.gone = true;
-        if (!this.brokenReason) this.setStatus(t("status.no_game"), "bad");
-        return;
-      }
-      this.busy = false;
-      // Quick while someone looks at the page (a restarted server is found within 2 s); slower in the background.
-      const cap = document.visibilityState === "visible" ? 2000 : 10000;
-      const wait = Math.min(cap, 250 * 2 ** this.retry++);
-      this.waits = [...(this.waits || []), wait];
-      this.setStatus(t("status.reconnecting", { n: wait / 1000 }), "bad");
-      if (this.status) {
-        this.status.dataset.retries = String(this.retry);
-        this.status.dataset.waits = JSON.stringify(this.waits);
-      }
-      this.reconnectTimer = setTimeout(() => this.connect(), wait);
-    };
+  /** A move or an undo of ours is made. */
+  onOk(msg) {
+    this.busy = false;
+    if (msg.undone) toast(t("game.undone", { count: msg.undone }), "info");
   }
 
-  send(message) {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-      toast(t("game.not_connected"));
-      return null;
-    }
-    message.id = this.nextId++;
-    this.ws.send(JSON.stringify(message));
-    return message.id;
-  }
-
-  setStatus(text, kind) {
-    if (!this.status) return;
-    this.status.textContent = text;
-    this.status.title = text;
-    this.status.className = `conn ${kind}`;
-  }
-
-  onMessage(msg) {
-    if (msg.type === "state") this.onState(msg);
-    else if (msg.type === "delta") this.onDelta(msg);
-    else if (msg.type === "saved") this.onSaved(msg.version);
-    else if (msg.type === "preview") this.onPreview(msg);
-    else if (msg.type === "ok") {
-      this.busy = false;
-      if (msg.undone) toast(t("game.undone", { count: msg.undone }), "info");
-      this.onMade(msg.version);
-    } else if (msg.type === "error" && this.previewIds.delete(msg.id)) {
+  onError(msg) {
+    if (this.previewIds.delete(msg.id)) {
       this.previewAsked.delete(msg.id);
       return; // a preview the game has outrun: nothing to tell
-    } else if (msg.type === "error") {
-      this.busy = false;
-      const message = serverError(msg.code, msg.message);
-      if (msg.code === "no-game" || msg.code === "broken") {
-        this.gone = true;
-        if (msg.code === "broken") this.showBroken(msg.message);
-        else put(this.cards.turn, el("h2", {}, t("game.no_game")), el("p", {}, message), el("a", { href: "/" }, t("game.new_game_link")));
-        return;
-      }
-      if (msg.code === "bad-token") this.tokenProblem = message;
-      toast(message);
-      this.renderTurn();
-      this.renderBar();
     }
+    this.busy = false;
+    const message = serverError(msg.code, msg.message);
+    if (msg.code === "no-game" || msg.code === "broken") {
+      this.conn.stop();
+      if (msg.code === "broken") this.showBroken(msg.message);
+      else put(this.cards.turn, el("h2", {}, t("game.no_game")), el("p", {}, message), el("a", { href: "/" }, t("game.new_game_link")));
+      return;
+    }
+    if (msg.code === "bad-token") this.tokenProblem = message;
+    toast(message);
+    this.renderTurn();
+    this.renderBar();
   }
 
   /** A game the server could not load: say so and why; nothing can be played. */
   showBroken(reason) {
     this.brokenReason = reason;
-    this.setStatus(t("status.broken"), "bad");
+    this.conn.setStatus(t("status.broken"), "bad");
     document.body.dataset.broken = "1";
     put(this.cards.turn,
       el("h2", {}, t("game.broken.title")),
@@ -231,47 +174,11 @@ class GameController {
 
   // --- state -----------------------------------------------------------------------------
 
-  /** What changed since the state we hold; if we do not hold the state it starts from, ask for it. */
-  onDelta(msg) {
-    if (!this.game || this.game.version !== msg.from) {
-      this.send({ type: "sync" });
-      return;
-    }
-    let doc;
-    try {
-      doc = patch({ you: this.you, game: this.game }, msg.ops);
-    } catch (error) {
-      this.send({ type: "sync" });
-      return;
-    }
-    this.onState(doc);
-  }
-
-  /** Our move is made (everyone has been told); it is stored once "saved" comes for its version. */
-  onMade(version) {
-    if (typeof version !== "number") return;
-    this.made = Math.max(this.made || 0, version);
-    if ((this.saved || 0) >= this.made) return;
-    document.body.dataset.saved = "0";
-    clearTimeout(this.savingTimer);
-    // Only a slow write is worth a word (it takes milliseconds when the database is free).
-    this.savingTimer = setTimeout(() => {
-      if ((this.saved || 0) < this.made) this.setStatus(t("status.saving"), "wait");
-    }, 500);
-  }
-
-  onSaved(version) {
-    this.saved = Math.max(this.saved || 0, version);
-    if (this.saved < (this.made || 0)) return;
-    document.body.dataset.saved = "1";
-    clearTimeout(this.savingTimer);
-    if (this.status && this.status.textContent === t("status.saving")) this.setStatus(t("status.connected"), "ok");
-  }
-
-  onState(msg) {
+  /** What this screen sees of the game now, {you, game}: the first, or the next. */
+  onState(doc) {
     const before = this.game;
-    this.game = msg.game;
-    this.you = msg.you;
+    this.game = doc.game;
+    this.you = doc.you;
     const game = this.game;
     if (game.broken) {
       // A game the server could not load: no areas, nothing to play; only why.
@@ -622,14 +529,14 @@ class GameController {
     const { q, r, rot } = this.selected;
     this.busy = true;
     this.barPlace.disabled = true;
-    this.send({ type: "move", seat: me, at: [q, r], rot: revealed.canon[rot] });
+    this.conn.send({ type: "move", seat: me, at: [q, r], rot: revealed.canon[rot] });
   }
 
   undo() {
     if (!this.undoShown()) return;
     const seat = this.you.seats.find((s) => this.game.seats[s].kind !== "computer");
     if (seat === undefined) return;
-    this.send({ type: "undo", seat });
+    this.conn.send({ type: "undo", seat });
   }
 
   /** Ask the server for a hint (a placement, or a pick in the draft) and show it. */
@@ -748,7 +655,7 @@ class GameController {
       // The game may have moved on meanwhile: ask only for what is still wanted now.
       if (this.previewWanted !== key || this.previews.has(key) || !this.game) return;
       if (this.previewKey(seat, q, r, rot) !== key || this.actSeat() !== seat) return;
-      const ref = this.send({ type: "preview", seat, at: [q, r], rot });
+      const ref = this.conn.send({ type: "preview", seat, at: [q, r], rot });
       if (ref !== null) {
         this.previewIds.add(ref);
         this.previewAsked.set(ref, key);
