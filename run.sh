@@ -37,7 +37,7 @@ case "$command" in
         echo "run.sh: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
       fi
     fi
-    # The PostgreSQL tests run a throwaway server of their own (dorf.server.pgcluster): only the
+    # The PostgreSQL tests run a throwaway server of their own (dorf.testing.pgcluster): only the
     # binaries are needed, not the system's cluster ($DORF_PG_BIN: a folder with others).
     has_postgres() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -x "${DORF_PG_BIN:-/nonexistent}/initdb" ]; }
     if ! has_postgres; then

@@ -13,18 +13,14 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from dorf.arguments import integer, positive
+from dorf.bots.online import add_bot_parser, bot_main
+from dorf.bots.player import terminal_players
+from dorf.bots.protocol import DEFAULT_SECONDS, bot_seconds
+from dorf.bots.seat import BotCommands
 from dorf.campaign import cli as campaign_cli
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
-from dorf.lab.bots import (
-    DEFAULT_SECONDS,
-    BotCommands,
-    add_bot_parser,
-    bot_main,
-    bot_seconds,
-    terminal_players,
-)
 from dorf.lab.simulate import add_simulate_parser, simulate_main
 from dorf.lab.tune import add_tune_parser, tune_main
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines

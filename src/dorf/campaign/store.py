@@ -350,18 +350,22 @@ def read_finished_record(path: str | Path) -> FinishedGame:
     """Replay a record file; it must be a finished cooperative game."""
     from dorf.formats.record import RecordError, load_record, replay_record
     from dorf.games.coop import CoopState
+    from dorf.games.modes import MODES
 
     try:
         data = load_record(path)
         refuse_practice(data, f"{path}: ")
         refuse_chosen_seed(data, f"{path}: ")
-        if data.get("mode") != "coop":
+        mode = data.get("mode")
+        if not (isinstance(mode, str) and mode in MODES and MODES[mode].campaign):
             raise CampaignError(
                 f"{path}: only cooperative games go into a campaign (this record is {data.get('mode')!r})"
             )
         state = replay_record(data)
     except RecordError as exc:
         raise CampaignError(f"{path}: {exc}") from None
+    # Only the cooperative game has a campaign (its mode was checked above): it keeps that game's
+    # own score pad and placements.
     assert isinstance(state, CoopState)
     if not state.is_over:
         raise CampaignError(f"{path}: the game is not finished ({len(state.decisions)} tiles placed)")

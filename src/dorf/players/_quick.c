@@ -2,7 +2,7 @@
  *
  * One function, quick(), the same arithmetic as Evaluator.quick_in_python in
  * dorf/players/evaluation.py: the same operations on the same doubles in the
- * same order, so the same value to the last bit (tests/test_planner.py checks
+ * same order, so the same value to the last bit (tests/players/test_planner.py checks
  * it on random games).  It reads the play area only through its public methods
  * and attributes, so it values an area of either backend.  The rollouts call it
  * for every move they weigh, which is why it is compiled; without a C compiler

@@ -41,10 +41,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dorf.formats.notation import task_document
-from dorf.formats.record import GameState, RecordError, apply_decision, decision_of, start_of
-from dorf.games.coop import CoopState
-from dorf.games.duel import DuelState, DuelView
-from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.formats.record import GameState, RecordError, apply_decision, read_decision, start_of
+from dorf.games.headtohead import Pick
+from dorf.games.modes import MODES
 from dorf.games.seat import Revealed
 from dorf.players.evaluation import BOARD_FEATURES, Evaluator, load_weights
 from dorf.players.explain import FLAG_NAMES, effects, gains, summary, weightiest
@@ -52,7 +51,7 @@ from dorf.players.foresight import foresight_gains
 from dorf.players.outlook import Fits
 from dorf.players.planner import PlannerPlayer, fits_of, position_of
 from dorf.players.registry import View, make_player
-from dorf.players.search import SearchPlayer
+from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import TaskSpec
@@ -132,7 +131,7 @@ def weigh(player: Coach, view: View, played: Placement) -> tuple[list[tuple[floa
 
 def view_face(view: View) -> str:
     """The face of the tile the view's player is to place."""
-    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
+    revealed = view.to_place
     if revealed is None:
         raise ValueError("there is no tile to place")
     return revealed.tile.face
@@ -157,9 +156,7 @@ def coach_player(spec: str, seed: int = 0) -> Coach:
 
 def fits_for(view: View) -> Fits:
     """The faces of the box the view's game is played with."""
-    if isinstance(view, HeadToHeadView):
-        return fits_of("head-to-head")
-    return fits_of("duel" if isinstance(view, DuelView) else "base")
+    return fits_of(MODES[view.mode].tileset)
 
 
 #: A change worth telling: expected points (a task's value, or a flag territory's size, times the
@@ -240,7 +237,7 @@ def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, .
     """What ``better`` gains over ``worse`` for the tile of this view, in words: what it does now
     ("completes grain 5"), then what it does for the game to come ("keeps the forest flag
     closable"), at most three."""
-    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
+    revealed = view.to_place
     if revealed is None or better == worse:
         return ()
     face, task, flag = revealed.tile.face, revealed.task, revealed.tile.flag
@@ -255,28 +252,30 @@ def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, .
     return tuple(told[:3])
 
 
-def _placement_turn(state: GameState, raw: Any) -> tuple[int, int, Revealed, View] | None:
-    """For a recorded placement: its player, turn, revealed tile and that player's view now."""
-    if isinstance(state, CoopState):
-        revealed = state.revealed
-        if revealed is None:
-            return None
-        return state.player, state.turn, revealed, state.view()
-    player = raw.get("player") if isinstance(raw, dict) else None
-    if player not in (0, 1) or isinstance(player, bool) or player not in state.to_move():
+#: Per game, the number of the turn ``player`` places in: the table's turn in the cooperative game
+#: and the Duel (every tile revealed counts, set aside or not); each player's own in Head to Head,
+#: where the two lay from their own stacks.
+_TURN_OF: dict[str, Callable[[Any, int], int]] = {
+    "coop": lambda state, player: state.turn,
+    "duel": lambda state, player: state.turn,
+    "head-to-head": lambda state, player: state.seats[player].turns[-1].number,
+}
+
+
+def _placement_turn(state: GameState, raw: Any) -> tuple[int, int, Revealed, View, Placement] | None:
+    """For a recorded placement: its player, turn, revealed tile, that player's view now and the
+    placement (None for a pick, or an entry the engine will refuse)."""
+    try:
+        player, decision = read_decision(state, raw)
+    except ValueError:
         return None
-    if isinstance(state, DuelState):
-        revealed = state.revealed
-        if revealed is None:
-            return None
-        return player, state.turn, revealed, state.view(player)
-    if state.phase == DRAFT or "pick" in raw or state.seats is None:
+    if not isinstance(decision, Placement) or player not in state.to_move():
         return None
-    seat = state.seats[player]
-    seat_revealed = seat.revealed
-    if seat_revealed is None:
+    view = state.view(player)
+    revealed = view.to_place
+    if revealed is None:
         return None
-    return player, seat.turns[-1].number, seat_revealed, state.view(player)
+    return player, _TURN_OF[state.mode](state, player), revealed, view, decision
 
 
 def analyse_record(
@@ -296,13 +295,9 @@ def analyse_record(
     for number, raw in enumerate(decisions, 1):
         found = _placement_turn(state, raw)
         if found is not None:
-            player, turn, revealed, view = found
-            try:
-                _, played = decision_of(raw)
-            except ValueError:
-                played = None
+            player, turn, revealed, view, played = found
             face, task = revealed.tile.face, revealed.task
-            if played is not None and view.area.why_illegal(face, played, task) is None:
+            if view.area.why_illegal(face, played, task) is None:
                 coach = coach_player(spec, _seed_of(seed, number))
                 weighed, index = weigh(coach, view, played)
                 preferred = weighed[0][1]
@@ -397,7 +392,7 @@ class Hint:
 def hint(view: View, spec: str = DEFAULT_PLAYER, seed: int = 0) -> Hint:
     """What the coach would do with this view, and why (raises ValueError if there is nothing to decide)."""
     player = coach_player(spec, seed)
-    if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+    if drafting(view):
         if view.player not in view.to_move:
             raise ValueError("it is not this player's pick")
         pick = player.choose(view)
@@ -406,12 +401,11 @@ def hint(view: View, spec: str = DEFAULT_PLAYER, seed: int = 0) -> Hint:
         name = tile.face if tile.task is None else f"{tile.face} ({tile.task} {tile.value})"
         why = "a task worth its points to you" if tile.is_task else "landscape that fits your tasks"
         return Hint(None, pick.tile_id, f"Take tile {pick.tile_id}, {name}: {why}", (why,))
-    if not view.legal_placements():
+    revealed = view.to_place
+    if revealed is None or not view.legal_decisions():
         raise ValueError("there is no tile to place now")
     ranked = player.analyse(view)
     best = ranked[0][1]
-    revealed = view.revealed[view.player] if isinstance(view, HeadToHeadView) else view.revealed
-    assert revealed is not None
     fits = fits_for(view)
     tile = revealed.tile
     found = effects(view.area, tile.face, revealed.task, tile.flag, best, fits)

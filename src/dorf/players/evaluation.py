@@ -45,8 +45,14 @@ from dorf.rules.area import PlayArea
 from dorf.rules.hexgrid import cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN
 
-#: The weights file shipped with the package (in ``dorf/data``).
+#: The weights file shipped with the package (in ``dorf/data``): the cooperative game's.
 WEIGHTS_FILE = "planner-weights.json"
+#: The weights file shipped for each game (in ``dorf/data``): each game has its own evaluation.
+WEIGHTS_FILES = {
+    "coop": WEIGHTS_FILE,
+    "duel": "planner-weights-duel.json",
+    "head-to-head": "planner-weights-head-to-head.json",
+}
 WEIGHTS_FORMAT = "dorf-weights/1"
 #: Task types whose edges must meet their own kind.
 NETWORK_LETTERS = "RT"
@@ -190,8 +196,8 @@ _SHIPPED: dict[str, Weights] = {}
 
 
 def weights_file(mode: str = "coop") -> str:
-    """The name of the weights file shipped for a mode (in ``dorf/data``)."""
-    return WEIGHTS_FILE if mode == "coop" else WEIGHTS_FILE.replace(".json", f"-{mode}.json")
+    """The name of the weights file shipped for a mode (in ``dorf/data``): :data:`WEIGHTS_FILES`."""
+    return WEIGHTS_FILES[mode]
 
 
 def load_weights(mode: str = "coop") -> Weights:
@@ -635,6 +641,7 @@ __all__ = [
     "TASK_FEATURES",
     "VALUE_FEATURES",
     "WEIGHTS_FILE",
+    "WEIGHTS_FILES",
     "WEIGHTS_FORMAT",
     "Evaluator",
     "Terms",

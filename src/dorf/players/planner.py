@@ -19,20 +19,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from dorf.games.coop import PlayerView
-from dorf.games.duel import DuelView
-from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.games.headtohead import Pick
+from dorf.games.modes import MODES
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.games.state import GameView, Revealed
 from dorf.players.evaluation import Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits
-from dorf.players.search import SearchPlayer, _Future, _Seat, over_futures
+from dorf.players.search import SearchPlayer, _Future, _Seat, coming_of, drafting, over_futures
 from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_LETTERS
 from dorf.rules.tiles import Tile, load_tileset, rotate
 
-View = PlayerView | DuelView | HeadToHeadView
+#: What a player is given: a view of any of the games (what its seat may know).
+View = GameView
 Move = tuple[int, int]
 #: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about
 #: 0.33 s a placement in the cooperative game (16-tile rollouts), 0.2 s in the Duel, about 0.4 s in
@@ -97,56 +98,33 @@ def fits_of(tileset: str) -> Fits:
     return fits
 
 
-def position_of(view: View) -> Position:
-    """The deciding seat's position, read from its view only."""
-    if isinstance(view, HeadToHeadView):
-        revealed = view.revealed[view.player]
-        assert revealed is not None
-        unseen = view.unseen[view.player]
-        tasks_left, landscapes_left = view.stacks_left[view.player]
-        area = view.area
-        landscapes = [t for t in unseen if not t.is_task]
-        return Position(
-            area,
-            revealed.tile.face,
-            revealed.task,
-            revealed.tile.flag,
-            len(area.placed) + 1,
-            [t for t in unseen if t.is_task],
-            landscapes,
-            tasks_left,
-            landscapes_left,
-            {},
-            (),
-            True,
-            flags_of(area),
-            fits_of("head-to-head"),
-            supply_of(landscapes),
-            ACTIVE_TASKS,
-            "head-to-head",
-        )
-    revealed = view.revealed
+def position_of(view: View, revealed: Revealed | None = None) -> Position:
+    """The deciding seat's position, read from its view only: ``revealed`` is the tile it places
+    (by default the view's :attr:`~dorf.games.state.GameView.to_place`)."""
+    if revealed is None:
+        revealed = view.to_place
     assert revealed is not None
-    doubles = view.doubles_unseen if isinstance(view, DuelView) else ()
-    landscapes = [t for t in view.unseen if not t.is_task]
+    coming = coming_of(view)
+    area = view.area
+    landscapes = [t for t in coming.unseen if not t.is_task]
     return Position(
-        view.area,
+        area,
         revealed.tile.face,
         revealed.task,
         revealed.tile.flag,
-        view.turn,
-        [t for t in view.unseen if t.is_task],
+        coming.turn,
+        [t for t in coming.unseen if t.is_task],
         landscapes,
-        view.task_tiles_left,
-        view.landscapes_left,
-        view.markers_unseen,
-        doubles,
-        False,
-        flags_of(view.area),
-        fits_of("duel" if isinstance(view, DuelView) else "base"),
+        coming.tasks_left,
+        coming.landscapes_left,
+        coming.markers,
+        coming.doubles,
+        coming.printed,
+        flags_of(area),
+        fits_of(MODES[view.mode].tileset),
         supply_of(landscapes),
-        view.areas[1 - view.player].active_count if isinstance(view, DuelView) else ACTIVE_TASKS,
-        "duel" if isinstance(view, DuelView) else "coop",
+        coming.rival_active,
+        view.mode,
     )
 
 
@@ -209,7 +187,7 @@ class PlannerPlayer:
         return found
 
     def choose(self, view: View) -> Placement | Pick:
-        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+        if drafting(view):
             return SearchPlayer(self.rng.getrandbits(32), iterations=16).choose(view)
         return self.analyse(view)[0][1]
 

@@ -29,16 +29,16 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from dorf.games.coop import PlayerView
-from dorf.games.duel import DuelView
-from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
+from dorf.games.headtohead import Pick
+from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.levels import level_spec
 from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2
-from dorf.players.search import SearchPlayer
+from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
 
-View = PlayerView | DuelView | HeadToHeadView
+#: What a player is given: a view of any of the games (what its seat may know).
+View = GameView
 Decision = Placement | Pick
 
 
@@ -74,13 +74,10 @@ class GreedyPlayer:
         self.weights = weights
 
     def choose(self, view: View) -> Decision:
-        if isinstance(view, HeadToHeadView):
-            if view.phase == DRAFT:
-                mine = [view.tiles[i] for i in view.owned[view.player]]
-                return Pick(max(view.pool, key=lambda i: (draft_value(view.tiles[i], mine), -i)))
-            revealed = view.revealed[view.player]
-        else:
-            revealed = view.revealed
+        if drafting(view):
+            mine = [view.tiles[i] for i in view.owned[view.player]]
+            return Pick(max(view.pool, key=lambda i: (draft_value(view.tiles[i], mine), -i)))
+        revealed = view.to_place
         if revealed is None:
             raise ValueError("there is no legal decision to choose from")
         return best_placement(view.area, revealed.tile.face, revealed.task, revealed.tile.flag, self.weights)

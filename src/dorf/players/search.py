@@ -33,19 +33,21 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeGuard, TypeVar
 
 from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
+from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
 from dorf.rules.area import Placement, PlayArea, placements_of
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import Tile, rotate
 
-View = PlayerView | DuelView | HeadToHeadView
+#: What a player is given: a view of any of the games (what its seat may know).
+View = GameView
 #: Draft values closer than this are a matter of taste: the seed decides.
 DRAFT_NOISE = 0.5
 #: The draft look-ahead weighs this many candidate tiles ...
@@ -96,44 +98,90 @@ class _Seat:
         return _Future(tasks, landscapes, markers, doubles)
 
 
+def drafting(view: View) -> TypeGuard[HeadToHeadView]:
+    """Whether the view's game is in its draft: only Head to Head has one, so the view is then
+    Head to Head's (its pool, the tiles each player took)."""
+    return view.phase == DRAFT
+
+
+class Coming(NamedTuple):
+    """What may still come to the deciding seat, as its view tells: the turn it places in (by the
+    reveal rule's count), the tiles it has not seen, the task and landscape tiles left in its
+    stacks, the markers not yet drawn (the Duel's Double markers apart), whether tasks are printed
+    on the tiles instead of drawn, and the other area's open tasks where the reveal rule counts
+    them (the Duel's: a task tile comes while either area has fewer than 3)."""
+
+    turn: int
+    unseen: tuple[Tile, ...]
+    tasks_left: int
+    landscapes_left: int
+    markers: dict[str, tuple[int, ...]]
+    doubles: tuple[tuple[str, str], ...]
+    printed: bool
+    rival_active: int
+
+
+def _table_coming(view: PlayerView | DuelView) -> Coming:
+    """The cooperative game: one table, its stacks and marker piles."""
+    return Coming(
+        view.turn,
+        view.unseen,
+        view.task_tiles_left,
+        view.landscapes_left,
+        view.markers_unseen,
+        (),
+        False,
+        ACTIVE_TASKS,
+    )
+
+
+def _duel_coming(view: DuelView) -> Coming:
+    """The Duel: the table's, with its Double markers, and the other area's tasks."""
+    rival = view.areas[1 - view.player].active_count
+    return _table_coming(view)._replace(doubles=view.doubles_unseen, rival_active=rival)
+
+
+def _own_stacks_coming(view: HeadToHeadView) -> Coming:
+    """Head to Head: the player's own stacks, whose tiles (with their printed tasks) the draft
+    showed; the turn counts the player's own placements."""
+    tasks_left, landscapes_left = view.stacks_left[view.player]
+    turn = len(view.area.placed) + 1
+    return Coming(turn, view.unseen[view.player], tasks_left, landscapes_left, {}, (), True, ACTIVE_TASKS)
+
+
+#: Per game, how its view tells what may come: the views differ here (one table's stacks and
+#: marker piles; the Duel's Double markers and the other area's tasks; Head to Head's own stacks).
+COMING: dict[str, Callable[[Any], Coming]] = {
+    "coop": _table_coming,
+    "duel": _duel_coming,
+    "head-to-head": _own_stacks_coming,
+}
+
+
+def coming_of(view: View) -> Coming:
+    """What may still come to the view's player (:class:`Coming`)."""
+    return COMING[view.mode](view)
+
+
 def _seat_of(view: View) -> _Seat:
     """The player's own seat, read from its view only."""
-    if isinstance(view, HeadToHeadView):
-        revealed = view.revealed[view.player]
-        assert revealed is not None
-        unseen = view.unseen[view.player]
-        tasks_left, landscapes_left = view.stacks_left[view.player]
-        area = view.area
-        return _Seat(
-            area,
-            revealed.tile.face,
-            revealed.task,
-            revealed.tile.flag,
-            len(area.placed) + 1,
-            [t for t in unseen if t.is_task],
-            [t for t in unseen if not t.is_task],
-            tasks_left,
-            landscapes_left,
-            {},
-            (),
-            True,
-        )
-    revealed = view.revealed
+    revealed = view.to_place
     assert revealed is not None
-    doubles = view.doubles_unseen if isinstance(view, DuelView) else ()
+    coming = coming_of(view)
+    unseen = coming.unseen
     return _Seat(
         view.area,
         revealed.tile.face,
         revealed.task,
         revealed.tile.flag,
-        view.turn,
-        [t for t in view.unseen if t.is_task],
-        [t for t in view.unseen if not t.is_task],
-        view.task_tiles_left,
-        view.landscapes_left,
-        view.markers_unseen,
-        doubles,
-        False,
+        coming.turn,
+        [t for t in unseen if t.is_task],
+        [t for t in unseen if not t.is_task],
+        coming.tasks_left,
+        coming.landscapes_left,
+        coming.markers,
+        coming.doubles,
+        coming.printed,
     )
 
 
@@ -162,7 +210,7 @@ class SearchPlayer:
         self.weights = weights
 
     def choose(self, view: View) -> Placement | Pick:
-        if isinstance(view, HeadToHeadView) and view.phase == DRAFT:
+        if drafting(view):
             return self._pick(view)
         return self.analyse(view)[0][1]
 

@@ -44,6 +44,8 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped,unused-ignore]
 
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import DRAFT, HeadToHeadGame, HeadToHeadState
+from dorf.games.modes import MODES
+from dorf.games.state import Pick
 from dorf.rl.planes import Encoder, Planes
 from dorf.rl.window import DEFAULT_RADIUS, Mask, Window
 from dorf.rules.area import PlayArea
@@ -65,7 +67,8 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
         "is_parallelizable": False,
     }
     mode = ""
-    default_tileset = ""
+    #: Whether the game begins with a draft (Head to Head's): then the first actions pick tiles.
+    has_draft = False
     agent_selection: str
 
     def __init__(
@@ -85,6 +88,8 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
         self.window = Window(radius)
         self.tileset: TileSet = load_tileset(tileset or self.default_tileset)
         self.encoder = Encoder(self.mode, self.window, self.tileset)
+        #: How many actions are picks (one per tile id, in a game with a draft); placements follow.
+        self.picks = len(self.tileset.tiles) if self.has_draft else 0
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         n = self._action_count()
@@ -197,28 +202,52 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
             info["winner"] = self._winner()
         return info
 
-    # --- per game ----------------------------------------------------------------------
+    @property
+    def default_tileset(self) -> str:
+        """The tile set the game is played with unless another is given."""
+        return MODES[self.mode].tileset
 
-    def _action_count(self) -> int:
-        raise NotImplementedError
+    # --- per game ----------------------------------------------------------------------
 
     def _new_game(self, seed: int) -> None:
         raise NotImplementedError
 
-    def _to_move(self) -> int:
-        raise NotImplementedError
-
-    def _legal(self, player: int) -> Mask:
-        raise NotImplementedError
-
-    def _apply(self, player: int, action: int) -> None:
-        raise NotImplementedError
-
-    def _planes(self, player: int) -> Planes:
-        raise NotImplementedError
-
     def _game(self) -> DuelState | HeadToHeadState:
         raise NotImplementedError
+
+    # --- through the state's interface ---------------------------------------------------
+
+    def _action_count(self) -> int:
+        return self.picks + self.window.actions
+
+    def _to_move(self) -> int:
+        return self._game().player
+
+    def _legal(self, player: int) -> Mask:
+        state = self._game()
+        revealed = state.revealed_for(player)
+        face = revealed.tile.face if revealed is not None else None
+        if not self.picks:  # every action is a placement in the window
+            return self.window.mask(face, state.legal_moves(player))
+        mask = np.zeros(self._action_count(), dtype=np.int8)
+        if state.phase == DRAFT:
+            mask[[pick.tile_id for pick in state.legal_decisions(player) if isinstance(pick, Pick)]] = 1
+            return mask
+        self.window.mask(face, state.legal_moves(player), out=mask[self.picks :])
+        return mask
+
+    def _apply(self, player: int, action: int) -> None:
+        state = self._game()
+        if action < self.picks:
+            state.apply(Pick(action), player)
+            return
+        revealed = state.revealed_for(player)
+        assert revealed is not None
+        cell, rot = self.window.move(revealed.tile.face, action - self.picks)
+        state.push_move(cell, rot, player)
+
+    def _planes(self, player: int) -> Planes:
+        return self.encoder.encode(self._game().view(player))
 
     def _scores(self) -> list[int]:
         return [pad.total for pad in self._game().scores()]
@@ -230,7 +259,7 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
         return self._game().winner()
 
     def _areas(self) -> list[PlayArea]:
-        raise NotImplementedError
+        return list(self._game().areas)
 
 
 class DuelEnv(_TwoPlayerEnv):
@@ -238,7 +267,6 @@ class DuelEnv(_TwoPlayerEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**_TwoPlayerEnv.metadata, "name": "dorf_duel_v0"}
     mode = "duel"
-    default_tileset = "duel"
     _state: DuelState | None = None
 
     @property
@@ -251,31 +279,8 @@ class DuelEnv(_TwoPlayerEnv):
     def _game(self) -> DuelState:
         return self.game_state
 
-    def _action_count(self) -> int:
-        return self.window.actions
-
     def _new_game(self, seed: int) -> None:
         self._state = DuelGame(seed=seed, tileset=self.tileset).new_state()
-
-    def _to_move(self) -> int:
-        return self.game_state.player
-
-    def _legal(self, player: int) -> Mask:
-        revealed = self.game_state.revealed
-        face = revealed.tile.face if revealed is not None else None
-        return self.window.mask(face, self.game_state.legal_moves(player))
-
-    def _apply(self, player: int, action: int) -> None:
-        revealed = self.game_state.revealed
-        assert revealed is not None
-        cell, rot = self.window.move(revealed.tile.face, action)
-        self.game_state.push_move(cell, rot, player)
-
-    def _planes(self, player: int) -> Planes:
-        return self.encoder.duel(self.game_state.view(player))
-
-    def _areas(self) -> list[PlayArea]:
-        return list(self.game_state.areas)
 
 
 class HeadToHeadEnv(_TwoPlayerEnv):
@@ -283,7 +288,7 @@ class HeadToHeadEnv(_TwoPlayerEnv):
 
     metadata: ClassVar[dict[str, Any]] = {**_TwoPlayerEnv.metadata, "name": "dorf_head_to_head_v0"}
     mode = "head-to-head"
-    default_tileset = "head-to-head"
+    has_draft = True
     _state: HeadToHeadState | None = None
 
     @property
@@ -296,46 +301,8 @@ class HeadToHeadEnv(_TwoPlayerEnv):
     def _game(self) -> HeadToHeadState:
         return self.game_state
 
-    @property
-    def picks(self) -> int:
-        """How many actions are picks: one per tile id; placements follow."""
-        return len(self.tileset.tiles)
-
-    def _action_count(self) -> int:
-        return self.picks + self.window.actions
-
     def _new_game(self, seed: int) -> None:
         self._state = HeadToHeadGame(seed=seed, tileset=self.tileset).new_state()
-
-    def _to_move(self) -> int:
-        return self.game_state.player
-
-    def _legal(self, player: int) -> Mask:
-        state = self.game_state
-        mask = np.zeros(self._action_count(), dtype=np.int8)
-        if state.phase == DRAFT:
-            mask[state.pool] = 1
-            return mask
-        revealed = state.revealed(player)
-        face = revealed.tile.face if revealed is not None else None
-        self.window.mask(face, state.legal_moves(player), out=mask[self.picks :])
-        return mask
-
-    def _apply(self, player: int, action: int) -> None:
-        state = self.game_state
-        if action < self.picks:
-            state.pick(action, player)
-            return
-        revealed = state.revealed(player)
-        assert revealed is not None
-        cell, rot = self.window.move(revealed.tile.face, action - self.picks)
-        state.push_move(cell, rot, player)
-
-    def _planes(self, player: int) -> Planes:
-        return self.encoder.head_to_head(self.game_state.view(player))
-
-    def _areas(self) -> list[PlayArea]:
-        return [self.game_state.area(0), self.game_state.area(1)]
 
 
 def duel_env(**kwargs: Any) -> DuelEnv:

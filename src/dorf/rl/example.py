@@ -31,7 +31,6 @@ from dorf.games.coop import CoopGame
 from dorf.players import RandomPlayer
 from dorf.rl.coop_env import CoopEnv
 from dorf.rl.planes import GROUP_LETTERS, SCALE, Encoder, Planes
-from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
 from dorf.rules.terrain import LETTERS, TASK_LETTER
 
@@ -217,9 +216,7 @@ def engine_random(seeds: Sequence[int], seed: int = 0) -> float:
     for s in seeds:
         state = CoopGame(seed=s).new_state()
         while not state.is_over:
-            decision = player.choose(state.view())
-            assert isinstance(decision, Placement)
-            state.play(decision)
+            state.apply(player.choose(state.view()))
         scores.append(state.score().total)
     return float(np.mean(scores))
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from operator import attrgetter, itemgetter
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +31,9 @@ import numpy.typing as npt
 from dorf.games.coop import PlayerView
 from dorf.games.duel import DuelView
 from dorf.games.headtohead import DRAFT, LAYING, HeadToHeadView
+from dorf.games.modes import MODES as GAMES
 from dorf.games.seat import Revealed
+from dorf.games.state import GameView
 from dorf.rl.window import Window
 from dorf.rules.area import FIGURES_PER_TILE, PlacedTile, PlayArea
 from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of
@@ -41,7 +44,7 @@ from dorf.rules.tiles import Tile, TileSet, rotate
 Planes = npt.NDArray[np.float32]
 Index = npt.NDArray[np.intp]
 
-MODES = ("coop", "duel", "head-to-head")
+MODES = tuple(GAMES)
 #: Task types, in plane order.
 TASK_TYPES: tuple[str, ...] = (*TASK_LETTER, CONNECTION, DOUBLE)
 #: Letters whose group sizes are shown: territories, rivers, tracks, multicoloured flag edges.
@@ -82,52 +85,70 @@ def _tile_names(prefix: str) -> list[tuple[str, float]]:
     return out
 
 
+def _unseen_names(prefix: str) -> list[tuple[str, float]]:
+    return [(f"{prefix}unseen:{letter}", 1.0) for letter in LETTERS]
+
+
+def _table_names() -> list[tuple[str, float]]:
+    """The tile to place and what is left of one table's stacks and marker piles."""
+    return [
+        *_tile_names("next:"),
+        ("left:landscapes", 1.0),
+        ("left:tasks", 1.0),
+        ("turn", 1.0),
+        *[(f"markers:{t}", 1.0) for t in TASK_TYPES],
+        *_unseen_names(""),
+    ]
+
+
+def _both_areas(n: int) -> list[tuple[str, float]]:
+    return [("window", 1.0), *_area_names("own:", n), *_area_names("opp:", n)]
+
+
+def _coop_layout(n: int) -> list[tuple[str, float]]:
+    """The cooperative game: the one area, the table's stacks and marker piles."""
+    return [("window", 1.0), *_area_names("", n), *_table_names()]
+
+
+def _duel_layout(n: int) -> list[tuple[str, float]]:
+    """The Duel: both areas, the table's sequence and marker piles, whether the other is to place."""
+    return [*_both_areas(n), *_table_names(), ("opp:to-move", 1.0)]
+
+
+def _head_to_head_layout(n: int) -> list[tuple[str, float]]:
+    """Head to Head: both areas, the phase, each player's stacks and unseen tiles, the draft's ids."""
+    return [
+        *_both_areas(n),
+        *_tile_names("next:"),
+        ("phase:draft", 1.0),
+        ("phase:laying", 1.0),
+        ("left:landscapes", 1.0),
+        ("left:tasks", 1.0),
+        ("opp:left:landscapes", 1.0),
+        ("opp:left:tasks", 1.0),
+        *_unseen_names(""),
+        *_unseen_names("opp:"),
+        ("opp:to-move", 1.0),
+        ("ids:pool", 1.0),
+        ("ids:own", 1.0),
+        ("ids:opp", 1.0),
+    ]
+
+
+#: Per game, its planes (name and upper bound) for a set of ``n`` tiles: the observation planes
+#: differ per game, as their views do.
+LAYOUTS: dict[str, Callable[[int], list[tuple[str, float]]]] = {
+    "coop": _coop_layout,
+    "duel": _duel_layout,
+    "head-to-head": _head_to_head_layout,
+}
+
+
 def _layout(mode: str, n: int) -> list[tuple[str, float]]:
-    unseen = [(f"unseen:{letter}", 1.0) for letter in LETTERS]
-    if mode == "coop":
-        return [
-            ("window", 1.0),
-            *_area_names("", n),
-            *_tile_names("next:"),
-            ("left:landscapes", 1.0),
-            ("left:tasks", 1.0),
-            ("turn", 1.0),
-            *[(f"markers:{t}", 1.0) for t in TASK_TYPES],
-            *unseen,
-        ]
-    if mode == "duel":
-        return [
-            ("window", 1.0),
-            *_area_names("own:", n),
-            *_area_names("opp:", n),
-            *_tile_names("next:"),
-            ("left:landscapes", 1.0),
-            ("left:tasks", 1.0),
-            ("turn", 1.0),
-            *[(f"markers:{t}", 1.0) for t in TASK_TYPES],
-            *unseen,
-            ("opp:to-move", 1.0),
-        ]
-    if mode == "head-to-head":
-        return [
-            ("window", 1.0),
-            *_area_names("own:", n),
-            *_area_names("opp:", n),
-            *_tile_names("next:"),
-            ("phase:draft", 1.0),
-            ("phase:laying", 1.0),
-            ("left:landscapes", 1.0),
-            ("left:tasks", 1.0),
-            ("opp:left:landscapes", 1.0),
-            ("opp:left:tasks", 1.0),
-            *unseen,
-            *[(f"opp:unseen:{letter}", 1.0) for letter in LETTERS],
-            ("opp:to-move", 1.0),
-            ("ids:pool", 1.0),
-            ("ids:own", 1.0),
-            ("ids:opp", 1.0),
-        ]
-    raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    layout = LAYOUTS.get(mode)
+    if layout is None:
+        raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    return layout(n)
 
 
 class Encoder:
@@ -142,6 +163,8 @@ class Encoder:
     def __init__(self, mode: str, window: Window, tileset: TileSet) -> None:
         layout = _layout(mode, len(tileset.tiles))
         self.mode = mode
+        #: This mode's own encoding, chosen once.
+        self._encode = _ENCODINGS[mode]
         self.window = window
         self.tileset = tileset
         self.names: list[str] = [name for name, _ in layout]
@@ -194,7 +217,7 @@ class Encoder:
             )
             for prefix in self._task_planes
         }
-        if mode == "head-to-head" and side * side < len(tileset.tiles):
+        if "ids:pool" in self.offset and side * side < len(tileset.tiles):
             raise ValueError(
                 f"a window of radius {window.radius} is too small for the {len(tileset.tiles)} tile ids "
                 "of the draft planes: use radius 4 or more"
@@ -202,15 +225,12 @@ class Encoder:
 
     # --- the three modes ---------------------------------------------------------------
 
-    def encode(self, view: PlayerView | DuelView | HeadToHeadView) -> Planes:
-        """The planes of a view of this encoder's mode."""
-        if isinstance(view, PlayerView) and self.mode == "coop":
-            return self.coop(view)
-        if isinstance(view, DuelView) and self.mode == "duel":
-            return self.duel(view)
-        if isinstance(view, HeadToHeadView) and self.mode == "head-to-head":
-            return self.head_to_head(view)
-        raise TypeError(f"a {type(view).__name__} is not a view of mode {self.mode}")
+    def encode(self, view: GameView) -> Planes:
+        """The planes of a view of this encoder's mode (:meth:`coop`, :meth:`duel` or
+        :meth:`head_to_head`, chosen by the mode)."""
+        if view.mode != self.mode:
+            raise TypeError(f"a {type(view).__name__} is not a view of mode {self.mode}")
+        return self._encode(self, view)
 
     def coop(self, view: PlayerView) -> Planes:
         out = self._blank()
@@ -470,6 +490,12 @@ class Encoder:
         fill[first : first + len(LETTERS)] = [count / n for count in counts]
 
 
+#: Per game, how the encoder turns its view into planes.
+_ENCODINGS: dict[str, Callable[[Encoder, Any], Planes]] = {
+    "coop": Encoder.coop,
+    "duel": Encoder.duel,
+    "head-to-head": Encoder.head_to_head,
+}
 #: The values of the constant planes, in order (written at once by :meth:`Encoder._constants`).
 _Fill = list[float]
 #: The area prefixes, in plane order: the cooperative area, or own then the opponent's.

@@ -13,12 +13,10 @@ pads and the winner, or a shared win for equal totals.
 from __future__ import annotations
 
 from dorf.games.duel import DuelState, DuelTurn
-from dorf.games.headtohead import Pick
-from dorf.games.seat import Revealed
-from dorf.rules.area import Placement, PlayArea
+from dorf.rules.area import PlayArea
 from dorf.rules.scoring import DuelScorePad, score_duel
 from dorf.terminal.screen import changes_text, short_tile_text, tile_text
-from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
+from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, TwoPlayerSession
 
 
 class DuelSession(TwoPlayerSession[DuelState]):
@@ -27,24 +25,6 @@ class DuelSession(TwoPlayerSession[DuelState]):
     mode = "duel"
     title = "The Duel"
     help_text = f"{PLACE_HELP}\nCommands:\n{COMMON_HELP}"
-
-    def area(self, player: int) -> PlayArea:
-        return self.state.areas[player]
-
-    def revealed(self, player: int) -> Revealed | None:
-        return self.state.revealed if player in self.state.to_move() else None
-
-    def placements(self, player: int) -> list[Placement]:
-        return self.state.legal_placements(player)
-
-    def why_illegal(self, decision: Decision, player: int) -> str | None:
-        if isinstance(decision, Pick):
-            return "there is no draft in the Duel"
-        return self.state.why_illegal(decision, player)
-
-    def apply(self, decision: Decision, player: int) -> None:
-        assert isinstance(decision, Placement)
-        self.state.play(decision, player)
 
     def enter(self, text: str, player: int) -> bool:
         return self.place(text, player)

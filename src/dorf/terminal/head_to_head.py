@@ -19,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dorf.games.headtohead import DRAFT, HeadToHeadState, Pick
-from dorf.games.seat import Revealed
-from dorf.rules.area import Placement, PlayArea
+from dorf.rules.area import PlayArea
 from dorf.rules.scoring import HEAD_TO_HEAD_TASK_TYPES, HeadToHeadScorePad, score_head_to_head
 from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile, distinct_rotations
 from dorf.terminal.render import face_text, render_rotations
 from dorf.terminal.screen import changes_text, plural, tile_text
-from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, Decision, TwoPlayerSession
+from dorf.terminal.two_player import COMMON_HELP, PLACE_HELP, TwoPlayerSession
 
 DRAFT_HELP = """\
 The draft:  pick N  (or just N) takes open tile N.
@@ -69,21 +68,6 @@ class HeadToHeadSession(TwoPlayerSession[HeadToHeadState]):
 
     def tile(self, tile_id: int) -> Tile:
         return self.state.game.tileset.tiles[tile_id]
-
-    def area(self, player: int) -> PlayArea:
-        return self.state.area(player)
-
-    def revealed(self, player: int) -> Revealed | None:
-        return self.state.revealed(player) if player in self.state.to_move() else None
-
-    def placements(self, player: int) -> list[Placement]:
-        return self.state.legal_placements(player)
-
-    def why_illegal(self, decision: Decision, player: int) -> str | None:
-        return self.state.why_illegal(decision, player)
-
-    def apply(self, decision: Decision, player: int) -> None:
-        self.state.apply(decision, player)
 
     def enter(self, text: str, player: int) -> bool:
         if not self.drafting:

@@ -26,8 +26,8 @@ from typing import Any
 from dorf.formats.notation import FORMAT as BOARD_FORMAT
 from dorf.formats.record import RecordError, apply_decision, load_record, start_of
 from dorf.games.coop import MAX_PLAYERS, CoopGame, CoopState
-from dorf.games.duel import DuelGame, DuelState
-from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
+from dorf.games.headtohead import DRAFT
+from dorf.games.modes import MODES as GAMES
 from dorf.games.seat import Turn
 from dorf.players import Player, make_player
 from dorf.rules.area import IllegalPlacement, Placement
@@ -71,11 +71,14 @@ Commands:
   help          this text
   quit          leave the game (saved with --save, if given)"""
 
-MODES = ("coop", "duel", "head-to-head")
+MODES = tuple(GAMES)
 #: Who can sit opposite: a person, or a computer player (any spec of :func:`make_player`).
 OPPONENTS = ("human", "random", "greedy", "search", "search:2s")
 #: The two-player modes' names on screen.
 TITLES = {"duel": "Dorfromantik: The Duel", "head-to-head": "Dorfromantik: Head to Head"}
+#: The two-player games' sessions at the terminal (what each mode fills in); the cooperative game
+#: has a session of its own (:class:`Session`: hot-seat around one area).
+SESSIONS: dict[str, type[TwoPlayerSession[Any]]] = {"duel": DuelSession, "head-to-head": HeadToHeadSession}
 COMPUTER = "Computer"
 
 
@@ -254,14 +257,13 @@ class Session:
             )
             return False
         try:
-            turn = self.state.undo()
+            player, _ = self.state.undo()
         except IndexError:
             self.console.say("nothing to undo")
             return False
+        turn = self.state.turns[-1]  # the turn of the placement taken back: waiting again
         self.announced = min(self.announced, turn.number - 1)
-        self.console.say(
-            f"Took back turn {turn.number} ({self.names[turn.player]}'s {turn.revealed.tile.face})."
-        )
+        self.console.say(f"Took back turn {turn.number} ({self.names[player]}'s {turn.revealed.tile.face}).")
         return True
 
     def cmd_save(self, rest: str) -> bool:
@@ -393,7 +395,7 @@ def play_main(
     try:
         if mode not in MODES:
             raise UsageError(f"--mode {mode!r}: choose from {', '.join(MODES)}")
-        if mode == "coop":
+        if mode not in SESSIONS:  # the cooperative game
             if opponent is not None:
                 raise UsageError("--opponent is for the two-player modes (--mode duel or head-to-head)")
             names = player_names(args.players, args.names)
@@ -416,7 +418,7 @@ def play_main(
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     chosen = args.seed is not None
     starting = names[first - 1 :] + names[: first - 1]  # the engine counts players from who starts
-    if mode != "coop":
+    if mode in SESSIONS:
         assert opponent is not None
         if not chosen:  # a two-player game's seed is drawn from secrets and said only at the end
             seed = secrets.randbits(SEED_BITS)
@@ -482,11 +484,7 @@ def play_two_player(
         "save_path": save_path,
         "practice": practice,
     }
-    session: TwoPlayerSession[Any]
-    if mode == "duel":
-        session = DuelSession(DuelGame(seed=seed).new_state(), starting, console, **options)
-    else:
-        session = HeadToHeadSession(HeadToHeadGame(seed=seed).new_state(), starting, console, **options)
+    session = SESSIONS[mode](GAMES[mode].new(seed), starting, console, **options)
     if computer is None:
         how = f"{names[0]} against {names[1]} at one terminal"
     elif names[1] == COMPUTER:
@@ -501,7 +499,7 @@ def play_two_player(
     else:
         console.say("A new game: its seed is told once it is over.")
         session.seed_line = f"Seed {seed}: play this very game again with  {again}"
-    if mode == "head-to-head":
+    if session.state.phase == DRAFT:
         console.say(
             f"First the draft: take turns to pick tiles from the open pool, {starting[0]} first; "
             f"{starting[1]} also gets the last one."
@@ -605,15 +603,11 @@ def replay_main(args: argparse.Namespace, console: Console | None = None) -> int
         state = start_of(record)
         names = [str(name) for name in record["players"]]
         step = bool(args.step)
-        if isinstance(state, CoopState):
-            return Replay(record, state, names, console, step).run()
-        session: TwoPlayerSession[Any]
-        if isinstance(state, DuelState):
-            session = DuelSession(state, names, console)
-        else:
-            assert isinstance(state, HeadToHeadState)
-            session = HeadToHeadSession(state, names, console)
-        return TwoPlayerReplay(record, session, step).run()
+        if state.mode in SESSIONS:
+            return TwoPlayerReplay(record, SESSIONS[state.mode](state, names, console), step).run()
+        # The cooperative game, replayed turn by turn by its own replay (which reads its turns).
+        assert isinstance(state, CoopState)
+        return Replay(record, state, names, console, step).run()
     except RecordError as exc:
         console.warn(f"dorf replay: {exc}")
         return 2

@@ -24,7 +24,7 @@ shows its coordinates ``q,r`` and, below them, the rotations that fit there.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dorf.rules.area import PlacedTile, PlayArea
@@ -316,6 +316,18 @@ def render_rotations(
 MODE_LETTERS: dict[str, str] = {"coop": "FGVMRT", "duel": "FGVMRT", "head-to-head": "FGVMRLPX"}
 
 
+def _connection_and_double(color: bool) -> str:
+    return (
+        f"        {paint('C4', 'task', color)} connection task (4 tiles around it)  "
+        f"{paint('FG6', 'task', color)} double task (forest or grain, 6; "
+        f"{paint('D6', 'task', color)} in narrow maps)"
+    )
+
+
+#: The legend's line on the tasks only some modes' tiles carry: the Duel's connection and double tasks.
+MODE_TASKS: dict[str, Callable[[bool], str]] = {"duel": _connection_and_double}
+
+
 def legend(color: bool = False, mode: str = "coop") -> list[str]:
     """What the letters and marks of the map mean, for the tiles of ``mode``."""
     letters = MODE_LETTERS.get(mode, "FGVMRTLPX")
@@ -327,12 +339,9 @@ def legend(color: bool = False, mode: str = "coop") -> list[str]:
         f"{paint('F5+', 'done', color)} done, {paint('F5x', 'failed', color)} failed)"
         f"  {paint(flag[0], 'flag', color)} {flag[1]}  {paint('*', 'last', color)} last tile",
     ]
-    if mode == "duel":
-        lines.append(
-            f"        {paint('C4', 'task', color)} connection task (4 tiles around it)  "
-            f"{paint('FG6', 'task', color)} double task (forest or grain, 6; "
-            f"{paint('D6', 'task', color)} in narrow maps)"
-        )
+    tasks = MODE_TASKS.get(mode)
+    if tasks is not None:
+        lines.append(tasks(color))
     if "X" in letters:
         lines.append("        an X edge joins the forest, grain or village it meets")
     if "L" in letters:

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from dorf.formats.record import RecordError, apply_decision
 from dorf.games.duel import DuelState
-from dorf.games.headtohead import DRAFT, HeadToHeadState, HeadToHeadView, Pick
+from dorf.games.headtohead import DRAFT, HeadToHeadState, Pick
 from dorf.games.seat import IllegalDecision, Revealed
 from dorf.players import Player
 from dorf.rules.area import IllegalPlacement, Placement, PlayArea
@@ -146,23 +146,6 @@ class TwoPlayerSession(ABC, Generic[S]):
         """A line that starts with a number: a placement (or a pick); True if it was made."""
 
     @abstractmethod
-    def area(self, player: int) -> PlayArea: ...
-
-    @abstractmethod
-    def revealed(self, player: int) -> Revealed | None:
-        """The tile ``player`` is to place now, if any."""
-
-    @abstractmethod
-    def placements(self, player: int) -> list[Placement]:
-        """The legal placements of ``player``'s tile now."""
-
-    @abstractmethod
-    def why_illegal(self, decision: Decision, player: int) -> str | None: ...
-
-    @abstractmethod
-    def apply(self, decision: Decision, player: int) -> None: ...
-
-    @abstractmethod
     def mark(self, player: int) -> int:
         """A bookmark taken before ``player`` decides, for :meth:`report`."""
 
@@ -177,6 +160,25 @@ class TwoPlayerSession(ABC, Generic[S]):
     @abstractmethod
     def result_lines(self) -> list[str]:
         """The end: who won, and how."""
+
+    # --- what every game's state answers --------------------------------------------------
+
+    def area(self, player: int) -> PlayArea:
+        return self.state.areas[self.state.area_index(player)]
+
+    def revealed(self, player: int) -> Revealed | None:
+        """The tile ``player`` is to place now, if any."""
+        return self.state.revealed_for(player) if player in self.state.to_move() else None
+
+    def placements(self, player: int) -> list[Placement]:
+        """The legal placements of ``player``'s tile now."""
+        return self.state.legal_placements(player)
+
+    def why_illegal(self, decision: Decision, player: int) -> str | None:
+        return self.state.why_illegal(decision, player)
+
+    def apply(self, decision: Decision, player: int) -> None:
+        self.state.apply(decision, player)
 
     def pads(self) -> tuple[Pad, Pad]:
         if self.viewer is None or not self.state.pending():
@@ -332,8 +334,7 @@ class TwoPlayerSession(ABC, Generic[S]):
 
     def cmd_hint(self, rest: str, player: int) -> bool:
         view = self.state.view(player)
-        drafting = isinstance(view, HeadToHeadView) and view.phase == DRAFT
-        if not drafting and not view.legal_placements():
+        if view.phase != DRAFT and not view.legal_decisions():
             self.console.say("there is no tile to place now")
             return False
         self.console.lines(hint_lines(view, len(self.state.history)))
