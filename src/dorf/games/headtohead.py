@@ -242,7 +242,7 @@ class HeadToHeadState:
         to place theirs: that placement stays unseen by the other until then."""
         if self.seats is None:
             return ()
-        counts = [len(seat.decisions) for seat in self.seats]
+        counts = [seat.placed for seat in self.seats]
         return tuple(p for p in (0, 1) if counts[p] > counts[1 - p] and not self.seats[1 - p].is_over)
 
     def _last_placed(self, player: int) -> int:

@@ -268,6 +268,8 @@ class Seat:
         #: The play area (an empty one of its own unless given).
         self.area = PlayArea() if area is None else area
         self.turns: list[Turn] = []
+        #: Tiles this seat has placed (its :attr:`decisions`, counted as they are made).
+        self.placed = 0
         self._tasks = tasks
         self._landscapes = landscapes
         self._task_of = task_of
@@ -318,6 +320,7 @@ class Seat:
         tile = revealed.tile
         current.changes = self.area.push_changes(tile.face, cell, rot, flag=tile.flag, task=revealed.task)
         current.placement = placement_at(cell, rot)
+        self.placed += 1
         self.reveal()
 
     def undo(self) -> tuple[Turn, Placement]:
@@ -332,6 +335,7 @@ class Seat:
             if placement is not None:
                 self.area.pop()
                 turn.placement = None
+                self.placed -= 1
                 turn.changes = ()
                 self._moves = self.area.legal_moves(turn.revealed.tile.face, turn.revealed.task)
                 return turn, placement

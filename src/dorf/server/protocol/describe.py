@@ -112,8 +112,10 @@ class Description:
     def view_key(self, seats: Collection[int]) -> str:
         """Which description a client holding ``seats`` sees: ``full``, or ``public`` (without
         another seat's pending placement, see ``GameSession.sees_pending``)."""
-        session = self.session
-        return "full" if session.pending_seat() is None or session.sees_pending(seats) else "public"
+        cache = self._fresh()
+        if "pending" not in cache:  # once per version: most of the time there is none
+            cache["pending"] = self.session.pending_seat()
+        return "full" if cache["pending"] is None or self.session.sees_pending(seats) else "public"
 
     def legal(self, seat: int) -> list[list[Any]]:
         """Where ``seat`` may place its tile now: ``[q, r, [rotations]]`` per cell (made once for

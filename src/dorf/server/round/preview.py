@@ -1,8 +1,9 @@
 """The placement preview: what placing a seat's tile there would do, exactly, without doing it.
 
-The placement is made on a copy of the seat's area (the game itself is never
-touched): the tasks it completes or fails, the open tasks it changes, the
-territories it joins, and the score before and after.
+The placement is made on the seat's area and taken back before anything else
+runs (no copy: a preview costs what a placement does): the tasks it completes or
+fails, the open tasks it changes, the territories it joins, and the score before
+and after (before: the pad the game's description already holds).
 """
 
 from __future__ import annotations
@@ -39,49 +40,53 @@ def preview(session: GameSession, seat: int, placement: Placement) -> Json:
         raise error
     revealed = session.state.revealed_for(session.player_of[seat])
     assert revealed is not None
-    area = session.area(seat).copy()
-    before_pad = SCORERS[session.mode](area)
+    area = session.area(seat)
+    pads = session.description.scores()  # in seat order; the cooperative game's one pad
+    before_pad = pads[0] if len(pads) == 1 else pads[seat]
     before = {id(t): task_figures(area, t) for t in area.tasks if t.status is OPEN}
     tile = revealed.tile
     area.push(tile.face, cell_of(*placement.at), placement.rot, flag=tile.flag, task=revealed.task)
-    completed: list[Json] = []
-    failed: list[Json] = []
-    for task, status in area.last_changes():
-        entry = {**spec_json(task.spec), "at": hex_json(hex_of(task.cell))}
-        (completed if status is COMPLETED else failed).append(entry)
-    progress = []
-    for task in area.tasks:
-        if task.status is not OPEN:
-            continue
-        now = task_figures(area, task)
-        old = before.get(id(task))
-        if old != now:
-            progress.append(
+    try:
+        completed: list[Json] = []
+        failed: list[Json] = []
+        for task, status in area.last_changes():
+            entry = {**spec_json(task.spec), "at": hex_json(hex_of(task.cell))}
+            (completed if status is COMPLETED else failed).append(entry)
+        progress = []
+        for task in area.tasks:
+            if task.status is not OPEN:
+                continue
+            now = task_figures(area, task)
+            old = before.get(id(task))
+            if old != now:
+                progress.append(
+                    {
+                        **spec_json(task.spec),
+                        "at": hex_json(hex_of(task.cell)),
+                        "before": None if old is None else [s for s, _ in old],
+                        "sizes": [s for s, _ in now],
+                        "open_edges": [e for _, e in now],
+                        "new": old is None,
+                    }
+                )
+        groups = []
+        letters = [letter for letter, _dirs in areas(area.placed[-1].edges) if letter not in "LP"]
+        for group in area.groups_through(placement.at, letters):
+            if group is None:
+                continue
+            groups.append(
                 {
-                    **spec_json(task.spec),
-                    "at": hex_json(hex_of(task.cell)),
-                    "before": None if old is None else [s for s, _ in old],
-                    "sizes": [s for s, _ in now],
-                    "open_edges": [e for _, e in now],
-                    "new": old is None,
+                    "letter": group.letter,
+                    "name": TERRAIN_NAMES[group.letter],
+                    "size": group.size,
+                    "open_edges": group.open_edges,
+                    "closed": group.closed,
+                    "cells": [hex_json(c) for c in group.cells],
                 }
             )
-    groups = []
-    letters = [letter for letter, _dirs in areas(area.placed[-1].edges) if letter not in "LP"]
-    for group in area.groups_through(placement.at, letters):
-        if group is None:
-            continue
-        groups.append(
-            {
-                "letter": group.letter,
-                "name": TERRAIN_NAMES[group.letter],
-                "size": group.size,
-                "open_edges": group.open_edges,
-                "closed": group.closed,
-                "cells": [hex_json(c) for c in group.cells],
-            }
-        )
-    after_pad = SCORERS[session.mode](area)
+        after_pad = SCORERS[session.mode](area)
+    finally:
+        area.pop()
     before_rows = pad_rows(before_pad)
     after_rows = pad_rows(after_pad)
     score_changes = [
