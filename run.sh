@@ -19,7 +19,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 # Everything the test suite exercises: the test tools and every optional extra.
-TEST_EXTRAS=test,web,rl,openspiel,ray,plot
+TEST_EXTRAS=test,web,rl,openspiel,ray,plot,learn
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # No command, or options only (./run.sh --port 8765): serve with them.
 if [ $# -eq 0 ] || [[ "$1" == -* ]]; then

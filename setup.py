@@ -1,5 +1,5 @@
-"""The optional compiled parts (the core dorf.rules._accel and the planner's dorf.players._quick):
-built where a C compiler is, skipped where not.
+"""The optional compiled parts (the core dorf.rules._accel, the planner's dorf.players._quick and the
+batched environments' dorf.rl._vector): built where a C compiler is, skipped where not.
 
 Everything else about the package is in pyproject.toml.  ``optional=True`` makes a failed
 compile a warning, and dorf then runs its pure-Python play area (docs/engine.md).
@@ -16,6 +16,12 @@ setup(
         Extension(
             "dorf.rules._accel",
             sources=["src/dorf/rules/_accel.c"],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
+        Extension(
+            "dorf.rl._vector",
+            sources=["src/dorf/rl/_vector.c"],
             extra_compile_args=FLAGS,
             optional=True,
         ),

@@ -171,7 +171,14 @@ def test_the_front_door() -> None:
 
 #: The developer's tools (``python -m dorf.lab.NAME``) and what the tests and the tools share:
 #: no other module of dorf may import them, whatever its part's layer allows.
-TOOLS = ("dorf.lab.loadtest", "dorf.lab.capacity", "dorf.lab.screenshots", "dorf.testing")
+TOOLS = (
+    "dorf.lab.loadtest",
+    "dorf.lab.capacity",
+    "dorf.lab.screenshots",
+    "dorf.lab.clocks",
+    "dorf.lab.pairing",
+    "dorf.testing",
+)
 
 
 def _module_of(path: Path) -> str:

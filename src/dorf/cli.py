@@ -24,6 +24,7 @@ from dorf.formats.record import RecordError, load_record
 from dorf.lab.simulate import add_simulate_parser, simulate_main
 from dorf.lab.tune import add_tune_parser, tune_main
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
+from dorf.rl.learn import add_learn_parser, learn_main
 from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
 
@@ -33,6 +34,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (try: {self.prog} --help)\n")
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    """``1,64,256``: positive integers, comma-separated."""
+    return tuple(positive(part) for part in text.split(","))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,10 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--mode", choices=("coop", "duel", "head-to-head"), default="coop")
     bench.add_argument(
         "--measure",
-        choices=("play", "search", "planner", "memory"),
+        choices=("play", "search", "planner", "memory", "vector"),
         default="play",
         help="play: random games (placements/s); search, planner: that player (futures/s); "
-        "memory: bytes of the fullest play area",
+        "memory: bytes of the fullest play area; vector: the batched RL environments (steps/s, docs/rl.md)",
+    )
+    bench.add_argument(
+        "--envs",
+        type=_counts,
+        default=(1, 64, 256, 1024),
+        help="vector: games stepped together, comma-separated (default 1,64,256,1024)",
+    )
+    bench.add_argument("--steps", type=positive, default=50_000, help="vector: steps a row (default 50000)")
+    bench.add_argument(
+        "--workers", type=positive, default=1, help="vector: processes the games are split among (default 1)"
     )
     bench.add_argument("--games", type=positive, default=200, help="games (play) or positions (search)")
     bench.add_argument("--seed", type=integer, default=1, help="seed of the first game (default 1)")
@@ -116,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_analyse_parser(sub)
     add_serve_parser(sub)
     add_tune_parser(sub)
+    add_learn_parser(sub)
     add_bot_parser(sub)
     return parser
 
@@ -238,6 +255,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return bot_main(args)
         if args.command == "tune":
             return tune_main(args)
+        if args.command == "learn":
+            return learn_main(args)
+        if args.command == "bench" and args.measure == "vector":
+            from dorf.rl.bench import vector_line
+
+            print(vector_line(args.envs, args.steps, args.seed, args.workers))
+            return 0
         if args.command == "bench":
             from dorf.lab.bench import BenchError, bench_line
 

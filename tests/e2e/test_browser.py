@@ -227,8 +227,8 @@ def test_each_page_loads_only_the_modules_it_uses(server_url: str, pages: Pages)
         page.goto(server_url + path)
         page.wait_for_load_state("networkidle")
         loaded[path] = {n for n in names if n.endswith(".js")}
-    # i18n.js: the words of the page's language (every page has them).
-    assert loaded["/campaigns"] == {"main.js", "i18n.js", "campaigns.js", "util.js"}
+    # i18n.js: the words of the page's language; players.js: the header's player (every page has them).
+    assert loaded["/campaigns"] == {"main.js", "i18n.js", "players.js", "campaigns.js", "util.js"}
     assert "game.js" not in loaded["/"] and "board.js" not in loaded["/"] and "lobby.js" in loaded["/"]
     assert "game.js" not in loaded["/replay"] and "replay.js" in loaded["/replay"]
     assert not pages.errors, pages.errors

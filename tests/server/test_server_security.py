@@ -58,6 +58,10 @@ def test_a_lone_surrogate_is_a_bad_message_on_every_endpoint(
             (f"/api/games/{game}/preview", {**move, "token": LONE}),
             (f"/api/games/{game}/undo", {"seat": 0, "token": LONE}),
             (f"/api/games/{game}/hint", {"seat": 0, "token": LONE}),
+            (f"/api/games/{online['id']}/resign", {"seat": 0, "token": LONE}),
+            (f"/api/games/{online['id']}/resign", {"seat": LONE, "token": online["tokens"]["0"]}),
+            ("/api/games", {"mode": "duel", "clock": LONE}),
+            ("/api/games", {"mode": "duel", "clock": "5+3" + LONE}),
             (f"/api/games/{online['id']}/join", {"invite": LONE}),
             (f"/api/games/{online['id']}/join", {"invite": online["invites"]["1"], "name": LONE}),
             ("/api/games", {"mode": "coop", "seats": [{"kind": "here", "name": LONE}]}),
@@ -79,6 +83,7 @@ def test_a_lone_surrogate_is_a_bad_message_on_every_endpoint(
             _bad_message(_post(client, path, body))
         # The game is as it was, and its seat still plays.
         assert client.get(f"/api/games/{game}").json()["turn"] == 0
+        assert client.get(f"/api/games/{online['id']}").json()["over"] is False  # nobody resigned
         made = client.post(f"/api/games/{game}/move", json={**move, "token": token})
         assert made.status_code == 200 and made.json()["ok"] is True
     _no_traceback(caplog)
@@ -95,6 +100,7 @@ def test_a_lone_surrogate_in_a_websocket_message_is_answered_and_the_socket_stay
                 {"type": "hello", "tokens": [LONE]},
                 {"type": LONE},
                 {"type": "move", "seat": 0, "at": [0, 0], "rot": 0, "key": LONE},
+                {"type": "resign", "seat": LONE},
             ]:
                 reply = sock.request(message)
                 assert reply["type"] == "error" and reply["code"] == "bad-message", (message, reply)
@@ -141,3 +147,60 @@ def test_the_frameworks_own_errors_are_in_the_projects_format(
         assert response.status_code == status
         assert response.json() == {"error": {"code": code, "message": response.json()["error"]["message"]}}
         assert response.json()["error"]["message"]
+
+
+def test_a_lone_surrogate_in_the_lobby_is_a_bad_message(db: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The lobby's endpoints and its socket (issue 31): an open game, a take, a seek."""
+    with served(db) as client:
+        open_seats = [{"kind": "here"}, {"kind": "online"}]
+        made = client.post("/api/games", json={"mode": "duel", "open": True, "seats": open_seats})
+        assert made.status_code == 201, made.text
+        for path, body in [
+            ("/api/games", {"mode": "duel", "open": True, "seats": open_seats, "clock": LONE}),
+            (
+                "/api/games",
+                {"mode": "duel", "open": True, "seats": [{"kind": "here", "name": LONE}, open_seats[1]]},
+            ),
+            (f"/api/lobby/{made.json()['id']}/take", {"name": LONE}),
+            (f"/api/games/{made.json()['id']}/rematch", {"x": LONE}),
+        ]:
+            _bad_message(_post(client, path, body))
+        assert [g["free"] for g in client.get("/api/lobby").json()["games"]] == [1]  # nothing changed
+        with client.websocket_connect("/ws/lobby") as ws:
+            assert ws.receive_json()["type"] == "lobby"
+            for message in [
+                {"type": "seek", "mode": LONE, "clock": "3+2"},
+                {"type": "seek", "mode": "duel", "clock": LONE},
+                {"type": "take", "game": LONE},
+                {"type": LONE},
+            ]:
+                ws.send_text(json.dumps({**message, "id": 5}))
+                reply = ws.receive_json()
+                assert reply["type"] == "error" and reply["code"] == "bad-message", (message, reply)
+            ws.send_text('{"type": "ping", "id": 6}')
+            assert ws.receive_json() == {"type": "pong", "id": 6}
+    _no_traceback(caplog)
+
+
+def test_a_lone_surrogate_is_a_bad_message_on_the_players_endpoints(
+    db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 31's endpoints: a name, a password, a sign-in, the rated flag; nothing changes."""
+    with served(db) as client:
+        name = client.get("/api/me").json()["name"]
+        assert _post(client, "/api/me/password", {"password": "a good password"}).status_code == 200
+        for path, body in [
+            ("/api/me/name", {"name": LONE}),
+            ("/api/me/name", {"name": "Ann" + LONE}),
+            ("/api/me/password", {"password": LONE * 10}),
+            ("/api/me/password", {"password": "another password", "current": LONE}),
+            ("/api/sign-in", {"name": LONE, "password": "a good password"}),
+            ("/api/sign-in", {"name": name, "password": LONE}),
+            ("/api/games", {"mode": "duel", "rated": LONE}),
+        ]:
+            _bad_message(_post(client, path, body))
+        after = client.get("/api/me").json()
+        assert after["name"] == name and after["signed_in"] is True
+        assert _post(client, "/api/sign-in", {"name": name, "password": "a good password"}).status_code == 200
+        assert client.get("/api/players/%ED%A0%80").status_code == 404
+    _no_traceback(caplog)

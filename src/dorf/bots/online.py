@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from dorf.bots.process import PREFIX, BotError, command_argv
@@ -39,8 +41,12 @@ def add_bot_parser(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="ID",
         help="the game's id (in its address); --game=ID if it begins with -",
     )
+    parser.add_argument("--token", metavar="T", help="the seat's token; --token=T if it begins with -")
     parser.add_argument(
-        "--token", required=True, metavar="T", help="the seat's token; --token=T if it begins with -"
+        "--token-file",
+        metavar="F",
+        help="a file holding a bot account's API token (made at /api/me/tokens; else $DORF_TOKEN): "
+        "the bot plays the seats its player holds",
     )
     parser.add_argument(
         "--bot-seconds",
@@ -85,9 +91,11 @@ def play_online(
     spec: str,
     seconds: float = DEFAULT_SECONDS,
     say: Callable[[str], None] = print,
+    api_token: str | None = None,
 ) -> Json:
-    """Play the seat ``token`` holds in game ``game_id`` with program ``spec`` to the end of the
-    game; the final description ``{"you", "game"}`` (:class:`OnlineError` if it cannot)."""
+    """Play the seat ``token`` holds in game ``game_id`` (or, with a bot account's ``api_token``,
+    the seats its player holds) with program ``spec`` to the end of the game; the final
+    description ``{"you", "game"}`` (:class:`OnlineError` if it cannot)."""
     try:
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
         from websockets.sync.client import connect
@@ -98,7 +106,8 @@ def play_online(
     url = _ws_url(server, game_id)
     bots: dict[int, Bot] = {}
     try:
-        connection = connect(url, open_timeout=10, close_timeout=2, max_size=None)
+        headers = {"Authorization": f"Bearer {api_token}"} if api_token else None
+        connection = connect(url, open_timeout=10, close_timeout=2, max_size=None, additional_headers=headers)
     except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
         raise OnlineError(f"cannot connect to {url}: {exc}") from None
     document: Json | None = None
@@ -110,7 +119,7 @@ def play_online(
     moves = 0
     try:
         with connection:
-            connection.send(json.dumps({"type": "hello", "tokens": [token], "id": "hello"}))
+            connection.send(json.dumps({"type": "hello", "tokens": [token] if token else [], "id": "hello"}))
             while True:
                 try:
                     message = json.loads(connection.recv())
@@ -131,7 +140,8 @@ def play_online(
                 elif kind == "welcome":
                     seats = list(message.get("seats", []))
                     if not seats:
-                        raise OnlineError(f"the token holds no seat of game {game_id}")
+                        whose = "the API token's player" if api_token and not token else "the token"
+                        raise OnlineError(f"{whose} holds no seat of game {game_id}")
                 elif kind == "ok":
                     in_flight.pop(message.get("id"), None)
                 elif kind == "error":
@@ -189,6 +199,23 @@ def play_online(
             bot.end(None)
 
 
+def api_token_of(path: str | None) -> str | None:
+    """A bot account's API token: the first line of the file ``path`` (``--token-file``), else
+    ``$DORF_TOKEN``; None if neither is given (:class:`OnlineError` for an unreadable file)."""
+    if path is not None:
+        try:
+            text = Path(path).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OnlineError(f"cannot read --token-file {path}: {exc}") from None
+        if not text or any(ch.isspace() for ch in text) or not text.isascii():
+            raise OnlineError(
+                f"--token-file {path} holds no token (one line, the token as /api/me/tokens gave it)"
+            )
+        return text
+    token = os.environ.get("DORF_TOKEN", "").strip()
+    return token or None
+
+
 def bot_main(args: argparse.Namespace) -> int:
     """``dorf bot``: one line on stderr and exit 2 when it cannot play, 1 if cut off mid-game."""
     command = list(args.program)
@@ -198,12 +225,24 @@ def bot_main(args: argparse.Namespace) -> int:
         print("dorf bot: name the program after --: dorf bot ... -- python my_bot.py", file=sys.stderr)
         return 2
     spec = PREFIX + shlex.join(command)
-    if not args.game or not args.token:
-        print("dorf bot: --game and --token must not be empty", file=sys.stderr)
+    api_token = None
+    if args.token is None:
+        try:
+            api_token = api_token_of(args.token_file)
+        except OnlineError as exc:
+            print(f"dorf bot: {exc}", file=sys.stderr)
+            return 2
+    if not args.game or not (args.token or api_token):
+        print(
+            "dorf bot: --game must not be empty, and a seat --token or an API token is needed",
+            file=sys.stderr,
+        )
         return 2
     try:
         command_argv(spec)
-        final = play_online(args.server, args.game, args.token, spec, args.bot_seconds)
+        final = play_online(
+            args.server, args.game, args.token or "", spec, args.bot_seconds, api_token=api_token
+        )
     except BotError as exc:
         print(f"dorf bot: {exc}", file=sys.stderr)
         return 2

@@ -13,6 +13,8 @@ in the Head to Head draft.
   (:mod:`dorf.players.planner`); ``planner-v2`` (12-tile rollouts over 48 futures in the
   cooperative game) and ``planner-v1`` (8-tile rollouts) are it as it was before, kept unchanged
   as fixed baselines;
+- ``learned``: a one-placement policy trained by ``dorf learn`` (:mod:`dorf.players.learned`;
+  the standard library);
 - the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
   (:mod:`dorf.players.levels`): each one of the players above at a fixed budget.
 
@@ -32,6 +34,7 @@ from typing import Protocol
 from dorf.games.headtohead import Pick
 from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
+from dorf.players.learned import LearnedPlayer
 from dorf.players.levels import level_spec
 from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2
 from dorf.players.search import SearchPlayer, drafting
@@ -92,6 +95,7 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "planner": PlannerPlayer,
     "planner-v2": PlannerV2,
     "planner-v1": PlannerV1,
+    "learned": LearnedPlayer,
 }
 #: Players that take a budget: sampled futures (``:40``) or seconds (``:2s``) a decision.
 BUDGETED: dict[str, Callable[..., Player]] = {

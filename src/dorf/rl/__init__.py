@@ -28,7 +28,11 @@ def register_envs() -> bool:
     except ImportError:
         return False
     if COOP_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=COOP_ENV_ID, entry_point="dorf.rl.coop_env:CoopEnv")
+        gymnasium.register(
+            id=COOP_ENV_ID,
+            entry_point="dorf.rl.coop_env:CoopEnv",
+            vector_entry_point="dorf.rl.vector:make_vector",
+        )
     return True
 
 

@@ -235,13 +235,31 @@ class Encoder:
     def coop(self, view: PlayerView) -> Planes:
         out = self._blank()
         self._area(out, "", view.area)
+        self._constants(out, self.coop_table(view))
+        return out
+
+    @property
+    def table_start(self) -> int:
+        """The first of the planes that hold one value each over the whole grid; the cooperative
+        game's planes from here on are :meth:`coop_table`'s values."""
+        return self._constant
+
+    def tile_table(self, revealed: Revealed) -> list[float]:
+        """The constant planes' values (as :meth:`coop_table` lists them) of ``revealed`` to be
+        placed (``next:present`` 1), every other value 0."""
+        fill = self._fill()
+        self._tile(fill, revealed, present=True)
+        return fill
+
+    def coop_table(self, view: PlayerView) -> list[float]:
+        """The values of the cooperative game's constant planes (the revealed tile, counts,
+        markers and unseen tiles), in plane order from :attr:`table_start`."""
         fill = self._fill()
         self._tile(fill, view.revealed, present=view.revealed is not None)
         self._counts(fill, view.landscapes_left, view.task_tiles_left, view.turn)
         self._markers(fill, {k: len(v) for k, v in view.markers_unseen.items()})
         self._unseen(fill, "unseen:", view.unseen)
-        self._constants(out, fill)
-        return out
+        return fill
 
     def duel(self, view: DuelView) -> Planes:
         out = self._blank()
@@ -313,6 +331,28 @@ class Encoder:
         The block is then copied into ``out``.
         """
         marks = self._marks_of(prefix, area)
+        self._figures(prefix, area, marks)
+        first = self._bases[prefix][0]
+        out[first : first + self._area_planes] = marks.block
+
+    def area_marks(self, block: Planes, prefix: str = "") -> _Marks:
+        """New marks of an empty area kept in ``block`` (planes ``prefix``'s block, all 0: a view
+        into a larger array may be given), for :meth:`update_area`: the batched environments
+        (:mod:`dorf.rl.vector`) keep each game's area planes in their own output array."""
+        marks = _Marks(self._area_planes, self.window, block)
+        frontier = self._bases[prefix][2] * self.window.side**2
+        if ORIGIN in self.window:  # an empty area's frontier is [0, 0]
+            marks.flat[frontier + self._spot[self.window.index[ORIGIN]]] = 1.0
+        return marks
+
+    def update_area(self, marks: _Marks, area: PlayArea, prefix: str = "") -> None:
+        """Bring ``marks`` (from :meth:`area_marks`) up to date with ``area``, which only ever
+        grew since they were last brought up to date (no tile taken back)."""
+        self._advance(prefix, area, marks)
+        self._figures(prefix, area, marks)
+
+    def _figures(self, prefix: str, area: PlayArea, marks: _Marks) -> None:
+        """The group figures and tasks of the marks, written again (see :meth:`_area`)."""
         raw = area.tile_figures()
         sources, targets = marks.sources, marks.targets
         if marks.fresh:  # new tiles inside the window: the places of their group figures
@@ -333,8 +373,6 @@ class Encoder:
             figures = np.frombuffer(raw, dtype=np.int32)
             marks.flat[targets[: marks.size]] = figures[sources[: marks.size]] / SCALE
         self._tasks(prefix, area, marks)
-        first = self._bases[prefix][0]
-        out[first : first + self._area_planes] = marks.block
 
     def _group_places(self, prefix: str) -> list[tuple[int, int, int]]:
         """Per group letter: its size column in :meth:`PlayArea.tile_figures` (open edges next),
@@ -391,17 +429,13 @@ class Encoder:
             for candidate in kept[1:]:
                 if (marks is None or candidate.count > marks.count) and candidate.fits(area):
                     marks = candidate
-        _, tile_plane, frontier, edge0, open0, flag0 = self._bases[prefix]
-        cells = self.window.side**2
-        tile_plane *= cells
-        frontier *= cells
-        spot = self._spot
         if marks is None:
             del kept[_CACHED_AREAS - 1 :]
             marks = _Marks(self._area_planes, self.window)
             # An empty area's frontier is [0, 0].
             if not area.placed and ORIGIN in self.window:
-                marks.flat[frontier + spot[self.window.index[ORIGIN]]] = 1.0
+                frontier = self._bases[prefix][2] * self.window.side**2
+                marks.flat[frontier + self._spot[self.window.index[ORIGIN]]] = 1.0
             kept.insert(0, marks)
         else:
             if marks is not kept[0]:
@@ -409,6 +443,16 @@ class Encoder:
                 kept.insert(0, marks)
             if marks.anchor >= 0:  # this area's own object there, for the identity check next time
                 marks.anchor_tile = area.placed[marks.anchor]
+        self._advance(prefix, area, marks)
+        return marks
+
+    def _advance(self, prefix: str, area: PlayArea, marks: _Marks) -> None:
+        """The marks of the tiles placed since ``marks`` were made (see :meth:`_area`)."""
+        _, tile_plane, frontier, edge0, open0, flag0 = self._bases[prefix]
+        cells = self.window.side**2
+        tile_plane *= cells
+        frontier *= cells
+        spot = self._spot
         placed = area.placed
         if len(placed) > marks.count:
             flat = marks.flat
@@ -445,7 +489,6 @@ class Encoder:
                     break
             marks.count = len(placed)
             marks.heads.extend(map(_head, placed[len(marks.heads) :]))
-        return marks
 
     def _tile(self, fill: _Fill, revealed: Revealed | None, present: bool) -> None:
         """Constant planes: the revealed tile as printed (rotation 0), its task and flag."""
@@ -515,12 +558,14 @@ class _Marks:
     how many of the area's tasks are marked (``task_keys``: what each is) and those inside the
     window still open (number in the order placed, place in a plane)."""
 
-    def __init__(self, planes: int, window: Window) -> None:
+    def __init__(self, planes: int, window: Window, block: Planes | None = None) -> None:
         self.count = 0
         self.heads: list[tuple[str, Hex, int, str | None]] = []
         self.anchor = -1
         self.anchor_tile: PlacedTile | None = None
-        self.block: Planes = np.zeros((planes, window.side, window.side), dtype=np.float32)
+        self.block: Planes = (
+            np.zeros((planes, window.side, window.side), dtype=np.float32) if block is None else block
+        )
         self.flat: Planes = self.block.reshape(-1)
         capacity = 2 * len(GROUP_LETTERS) * window.size  # each tile inside, each letter
         self.sources: Index = np.empty(capacity, dtype=np.intp)

@@ -2312,6 +2312,58 @@ accel_setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* A C interface for other extensions, in the capsule _accel._api: reading an area without
+   making Python objects (the batched environments read their group figures and flags this way).
+   Additive: a function is added at the end, with the next version. */
+#define ACCEL_API_NAME "dorf.rules._accel._api"
+
+typedef struct {
+    int version;
+    PyTypeObject *area_type;
+    /* The size and open edges of the group through area ``index`` (F G V R T L P X) of placed tile
+       number ``tile``; -1 where that tile shows no such area. */
+    int (*node_figures)(PyObject *area, int32_t tile, int index, int32_t *size, int32_t *open);
+    /* Version 2: the sum of the sizes of the closed groups the flags of the placed tiles stand in
+       (what flag_figures lists, added up where no edge is open); -1 where a flag's letter has no
+       area (then ask flag_figures). */
+    int (*closed_flags)(PyObject *area, long *total);
+} AccelAPIType;
+
+static int
+api_node_figures(PyObject *obj, int32_t tile, int index, int32_t *size, int32_t *open)
+{
+    const Area *self = (const Area *)obj;
+    if (tile < 0 || tile >= self->ntiles || index < 0 || index >= NODE)
+        return -1;
+    if (!(FACES[self->tiles[tile].face]->has_area[self->tiles[tile].rot] & (1u << index)))
+        return -1;
+    int32_t root = find(self, tile * NODE + index);
+    *size = self->nodes[root].size;
+    *open = self->nodes[root].open;
+    return 0;
+}
+
+static int
+api_closed_flags(PyObject *obj, long *total)
+{
+    const Area *self = (const Area *)obj;
+    long sum = 0;
+    for (int32_t t = 0; t < self->ntiles; t++) {
+        int flag = self->tiles[t].flag;
+        if (flag == -1)
+            continue;
+        if (flag < 0)
+            return -1;
+        int32_t root = find(self, t * NODE + flag);
+        if (self->nodes[root].open == 0)
+            sum += self->nodes[root].size;
+    }
+    *total = sum;
+    return 0;
+}
+
+static AccelAPIType AccelAPI = {2, &AreaType, api_node_figures, api_closed_flags};
+
 static PyMethodDef accel_methods[] = {
     {"setup", accel_setup, METH_VARARGS, "Hand over the Python types the core creates."},
     {NULL},
@@ -2367,6 +2419,12 @@ PyInit__accel(void)
     Py_INCREF(&AreaType);
     if (PyModule_AddObject(m, "Area", (PyObject *)&AreaType) < 0) {
         Py_DECREF(&AreaType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *api = PyCapsule_New(&AccelAPI, ACCEL_API_NAME, NULL);
+    if (api == NULL || PyModule_AddObject(m, "_api", api) < 0) {
+        Py_XDECREF(api);
         Py_DECREF(m);
         return NULL;
     }

@@ -66,3 +66,6 @@ def setup(
     letters: str,
     area_letters: str,
 ) -> None: ...
+
+#: The C interface for other extensions (a capsule): see _accel.c.
+_api: object

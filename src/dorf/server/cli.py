@@ -31,6 +31,7 @@ _port = bounded(0, 65535, what="port")
 _workers = bounded(0, 64)
 _delay = bounded(0, 10, cast=float, what="seconds")
 _cap = bounded(0.1, 60, cast=float, what="seconds")
+_scale = bounded(1, 1000, cast=float, what="times")
 _count = bounded(0, 1_000_000)
 _limit = bounded(1, 1_000_000)
 _idle = bounded(1, 86_400, cast=float, what="seconds")
@@ -176,6 +177,13 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         help="with --allow-bot-commands: a program's clock for each decision; late, it plays the first "
         "legal move (default 5)",
     )
+    serve.add_argument(
+        "--clock-scale",
+        type=_scale,
+        default=1.0,
+        metavar="TIMES",
+        help="for tests only: the games' clocks run this many times faster than real time (default 1)",
+    )
     serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     return serve  # type: ignore[no-any-return]
 
@@ -275,6 +283,7 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         allowed_hosts=serve_hosts(args.host, args.allowed_host),
         page_policy=True,
         bot_commands=bot_commands,
+        clock_scale=args.clock_scale,
     )
 
     class Server(uvicorn.Server):

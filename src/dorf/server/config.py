@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,6 +57,10 @@ class ServerConfig:
     #: --allow-bot-commands`` gives :class:`dorf.bots.seat.BotCommands`); None: a game that names
     #: one is refused (``no-commands``).
     bot_commands: BotCommands | None = None
+    #: The clocks' time, in seconds since 1970 (tests hand in their own), and how much faster
+    #: than it the clocks run (``--clock-scale``, for tests only: 60 makes a minute a second).
+    clock_time: Callable[[], float] = time.time
+    clock_scale: float = 1.0
 
     @property
     def lease(self) -> float:

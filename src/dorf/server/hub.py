@@ -36,21 +36,26 @@ import logging
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dorf.formats.record import read_decision
 from dorf.server.computer.pool import ThinkPool
 from dorf.server.computer.seats import ComputerSeats
 from dorf.server.config import ServerConfig
+from dorf.server.lobby.lobby import Lobby
+from dorf.server.players.service import Players
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.round.clients import Doorman
+from dorf.server.round.clock import Clock
 from dorf.server.round.fanout import Fanout
+from dorf.server.round.finisher import Finisher
 from dorf.server.round.game import REPLAY_ERRORS, Broken, Game, loaded, replayed, seat_specs
 from dorf.server.round.moves import Mover
 from dorf.server.round.seats import Seating
-from dorf.server.round.session import GameSession
-from dorf.server.storage.base import MOVE, UNDO, Change, DamagedGame, Storage, StorageError
+from dorf.server.round.session import COMPUTER, GameSession
+from dorf.server.round.timers import Timers
+from dorf.server.storage.base import END, MOVE, UNDO, Change, DamagedGame, Storage, StorageError
 from dorf.server.storage.bus import Bus
 
 log = logging.getLogger("dorf.server")
@@ -74,11 +79,21 @@ class Hub:
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
-        self.fanout = Fanout()
+        self.fanout = Fanout(self.now, config.clock_scale)
         self.doorman = Doorman(self)
         self.mover = Mover(self)
         self.seating = Seating(self)
         self.computer = ComputerSeats(self, self.pool)
+        #: The players and their ratings (players/); a rated game is rated when it ends.
+        self.players = Players(storage)
+        #: Every end of a game goes through it; the clocks' deadlines (round/timers.py).
+        self.finisher = Finisher(self)
+        self.finisher.listeners.append(self.players.on_end)
+        self.timers = Timers(self, self.now, config.clock_scale)
+        #: The open games and seeks (lobby/); told when a game is made, a seat taken, a game ends.
+        self.lobby = Lobby(self)
+        self.lobby_hooks: list[Callable[[Game], None]] = [self.lobby.changed]
+        self.finisher.listeners.append(self.lobby.ended)
 
     # --- start and stop -----------------------------------------------------------
 
@@ -89,10 +104,16 @@ class Hub:
         await self.bus.ready()
         await self.pool.start()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        for game_id, deadline, version in await self.storage.deadlines():
+            self.timers.set(game_id, deadline, version)
+        self.timers.start()
+        await self.lobby.start()
 
     async def close(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
+        await self.timers.close()
+        await self.lobby.close()
         for game in self.games.values():
             for task in game.thinking.values():
                 task.cancel()
@@ -108,6 +129,11 @@ class Hub:
         await self.bus.stop()
         await self.storage.close()
 
+    def now(self) -> float:
+        """The clocks' time, in seconds since 1970; for tests, ``clock_scale`` times that (the
+        clocks run so much faster, and several servers still agree on the time)."""
+        return self.config.clock_time() * self.config.clock_scale
+
     def health(self) -> dict[str, Any]:
         """What ``/api/health`` says of this server."""
         pool = self.pool
@@ -120,6 +146,8 @@ class Hub:
             "connections": self.doorman.connected,
             "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
             "writes": self.storage.counts(),
+            "lobby": self.lobby.health(),
+            "ended": dict(self.finisher.counts),  # games ended here, by how (round/finisher.py)
         }
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -187,6 +215,7 @@ class Hub:
                 Broken(game_id, f"its decisions do not replay ({exc})", stored.mode, seat_specs(stored))
             )
         self.hold(game)
+        self.timers.follow(game)
         if game_id in self._stale:  # another server changed it while it was read
             self._stale.discard(game_id)
             self.background(self.follow(game, None))
@@ -218,7 +247,21 @@ class Hub:
             self.games.move_to_end(game.id)
 
     def _idle(self, game: Game) -> bool:
-        return not game.connections and not game.thinking and not game.lock.locked() and not game.unsaved
+        return (
+            not game.connections
+            and not game.thinking
+            and not game.lock.locked()
+            and not game.unsaved
+            and not self._computer_on_the_clock(game)
+        )
+
+    def _computer_on_the_clock(self, game: Game) -> bool:
+        """Whether a computer seat of the game must decide while its clock runs: the game stays
+        in memory, thinking (else its computer would lose on time for nobody watching)."""
+        session = game.session
+        if session.clock is None or session.is_over:
+            return False
+        return any(session.seats[seat].kind == COMPUTER for seat in session.waiting())
 
     def _drop(self, game: Game) -> None:
         """Let a game leave memory (it stays in the storage): its computers stop thinking."""
@@ -237,7 +280,7 @@ class Hub:
             cutoff = time.monotonic() - idle
             for game in list(self.games.values()):
                 quiet = not game.connections and not game.lock.locked() and not game.unsaved
-                if game.used < cutoff and quiet:
+                if game.used < cutoff and quiet and not self._computer_on_the_clock(game):
                     self._drop(game)  # left alone: computers of an unwatched game stop too
                 elif time.monotonic() - game.changed > self.storage.lease:
                     self.computer.claim(game)  # whoever held the lease to think stopped, or died
@@ -260,6 +303,9 @@ class Hub:
             self.background(self.follow(game, change))
         elif change.game in self._loading:
             self._stale.add(change.game)
+        elif change.clock is not None or change.kind == END:  # its deadline, held or not
+            deadline = None if change.finished else change.deadline
+            self.timers.set(change.game, deadline, change.version)
 
     async def follow(self, game: Game, change: Change | None) -> None:
         """Make another server's change here (or read the game again if it does not follow on
@@ -284,6 +330,7 @@ class Hub:
             log.warning("dorf: game %s could not follow another server's change: %s", game.id, exc.message)
             return
         self.fanout.broadcast(game)
+        self.timers.follow(game)
         if game.session.is_over:
             self.pool.cancel(game.id)
 
@@ -326,6 +373,8 @@ def _follows(session: GameSession, change: Change) -> bool:
         try:
             _, decision = read_decision(session.state, change.decision)
             session.apply(Move(change.seat, decision))
+            if change.clock is not None and session.clock is not None:
+                session.clock = Clock.restore(session.clock.spec.text, change.clock, len(session.seats))
         except (ProtocolError, ValueError, KeyError, TypeError):
             return False
         return True

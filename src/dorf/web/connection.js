@@ -92,6 +92,13 @@ export class Connection {
   }
 
   onMessage(msg) {
+    // The server's time (ms), with each state and delta: the clocks count down from it (at `rate`
+    // times real time: 1 but where a test server runs its clocks faster).
+    if (typeof msg.now === "number") {
+      this.serverAt = msg.now;
+      this.receivedAt = Date.now();
+      this.rate = typeof msg.rate === "number" ? msg.rate : 1;
+    }
     if (msg.type === "state") this.hold({ you: msg.you, game: msg.game });
     else if (msg.type === "delta") this.onDelta(msg);
     else if (msg.type === "saved") this.onSaved(msg.version);

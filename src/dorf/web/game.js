@@ -3,6 +3,8 @@
 // pad at the end; on a phone a bottom bar and sheets. The server is reached through connection.js.
 import { Board } from "./board.js";
 import { cardMethods } from "./cards.js";
+import { clockMethods } from "./clock.js";
+import { playerMethods } from "./players.js";
 import { Connection } from "./connection.js";
 import { draftMethods } from "./draft.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
@@ -191,6 +193,9 @@ class GameController {
       const names = game.seats.map((s) => s.name);
       if (tokensOf(this.id).length) rememberGame(this.id, { mode: game.mode, names });
       this.focus = this.you.seats.length ? this.areaOf(this.you.seats[0]) : 0;
+      this.loadPlayers();
+    } else if (game.over && !before.over) {
+      this.loadPlayers(true); // a rated game's changes
     }
     this.ensurePanes();
     const me = this.actSeat();
@@ -220,6 +225,7 @@ class GameController {
     document.body.dataset.mine = me !== null ? "1" : "0";
     document.body.dataset.phase = game.phase;
     this.render();
+    this.renderClocks();
     if (before) this.celebrate(before, game);
     if (game.over && !this.padShown) {
       this.padShown = true;
@@ -364,7 +370,7 @@ class GameController {
     const placing = game.waiting.includes(i) && !game.over;
     put(this.paneHeads[i],
       el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }),
-      el("b", {}, seat.name), mine ? el("small", {}, " " + t("game.you", { name: "" }).trim()) : null,
+      el("b", {}, this.playerLink(i, seat.name)), this.playerTag(i), mine ? el("small", {}, " " + t("game.you", { name: "" }).trim()) : null,
       el("span", { class: "head-score" }, t("count.points", { count: game.scores[i].total })),
       placing ? el("span", { class: "head-wait" }, t(mine ? "game.head.yours" : game.phase === "draft" ? "game.head.picking" : "game.head.placing")) : null);
   }
@@ -386,7 +392,7 @@ class GameController {
         title: t("game.tab_title", { name: mine ? t("game.you", { name: seat.name }) : seat.name, points: t("count.points", { count: game.scores[i].total }) }),
       }, el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i]}` }),
       // The name gives way on a narrow screen; the score never does.
-      el("span", { class: "tab-name" }, mine ? t("game.you", { name: seat.name }) : seat.name),
+      el("span", { class: "tab-name" }, mine ? t("game.you", { name: seat.name }) : seat.name), this.playerTag(i),
       el("span", { class: "tab-score" }, `\u00a0· ${game.scores[i].total}`));
     }));
   }
@@ -685,4 +691,4 @@ class GameController {
 
 }
 
-Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods);
+Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods);

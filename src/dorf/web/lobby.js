@@ -3,6 +3,7 @@
 import { api, el, forgetGame, rememberGame, rememberedGames, toast, modeName, listOf, put } from "./util.js";
 import { tileIcon } from "./hex.js";
 import { language, server, t, term } from "./i18n.js";
+import { liveLobby } from "./lobby-live.js";
 
 // The games (their names and blurbs are the catalog's mode.ID and lobby.blurb.ID).
 const MODES = [
@@ -71,6 +72,12 @@ export function lobbyPage(root) {
   // Text, not a number field: the digits go to the server as typed (a JavaScript number keeps 53 bits).
   const seed = el("input", { id: "seed", type: "text", placeholder: t("lobby.seed.random"), inputmode: "numeric", pattern: "\\s*-?[0-9]{1,19}\\s*", maxlength: "24", autocomplete: "off", title: t("lobby.seed.title") });
   const start = el("button", { id: "start", type: "submit", class: "primary" }, t("lobby.start"));
+  // Open: the online seats are for anyone, taken from the lobby's list without a link.
+  const openBox = el("input", { type: "checkbox", id: "open-game" });
+  // The clock of a Duel or Head to Head (none: as games by link always were; docs/server.md "Clocks").
+  const clockBox = el("select", { id: "clock", "aria-label": t("create.clock") },
+    ["", "3+2", "5+3", "10+5", "15+10", "1d", "3d", "7d"].map((c) => el("option", { value: c }, c || t("create.clock_none"))));
+  const clockLabel = el("label", { class: "clock-choice", for: "clock" }, `${t("create.clock")} `, clockBox);
   const practiceBox = el("input", {
     type: "checkbox", id: "practice", checked: practice,
     onchange: (e) => { practice = e.target.checked; localStorage.setItem("dorf.practice", practice ? "1" : "0"); },
@@ -113,8 +120,10 @@ export function lobbyPage(root) {
 
   /** Who starts: the first player, the first to pick in the draft, the first named seat. */
   function drawFirst() {
+    clockLabel.classList.toggle("hidden", mode === "coop");
     firstBox.classList.toggle("hidden", seats.length < 2);
     if (seats.length < 2) {
+      openBox.disabled = true;
       practiceBox.disabled = false;
       seed.disabled = false;
       seed.placeholder = t("lobby.seed.random");
@@ -127,6 +136,8 @@ export function lobbyPage(root) {
     // Undo would take back an online player's move: a practice game is played at one screen.
     const online = seats.some((s) => s.who === "online");
     practiceBox.disabled = online;
+    openBox.disabled = !online;
+    openBox.closest("label")?.classList.toggle("disabled", !online);
     practiceBox.closest("label")?.classList.toggle("disabled", online);
     practiceBox.title = online ? t("lobby.practice.online") : "";
     // Whoever chose the seed would know every tile: with an online seat the server draws it.
@@ -146,7 +157,9 @@ export function lobbyPage(root) {
       }),
       practice: practice && !practiceBox.disabled,
     };
+    if (openBox.checked && !openBox.disabled) body.open = true;
     if (seats.length > 1) body.first = first;
+    if (clockBox.value && mode !== "coop" && !body.practice) body.clock = clockBox.value;
     if (seed.value.trim() && !seed.disabled) body.seed = seed.value.trim();
     start.disabled = true;
     try {
@@ -173,17 +186,21 @@ export function lobbyPage(root) {
     el("p", { class: "note" }, t("lobby.seats_note")),
     el("div", { class: "options" },
       firstBox,
-      el("label", { class: "toggle", for: "practice" }, practiceBox, t("lobby.practice"))),
+      clockLabel,
+      el("label", { class: "toggle", for: "practice" }, practiceBox, t("lobby.practice")),
+      el("label", { class: "toggle", for: "open-game", title: t("play.open.option_note") }, openBox, t("play.open.option"))),
     el("details", {}, el("summary", {}, t("lobby.more")), el("label", { for: "seed" }, t("lobby.seed.label"), " "), seed,
       el("p", { class: "note" }, t("lobby.seed.note"))),
     el("div", { class: "actions" }, start));
 
+  const live = liveLobby();
   put(root, el("div", { class: "lobby" },
     el("section", { class: "intro" },
       el("h1", {}, t("lobby.title")),
       el("p", {}, t("lobby.intro"))),
+    el("div", { class: "play-now" }, live.quickBox, live.openBox),
     form,
-    yourGames()));
+    el("div", { class: "lobby-side" }, live.mineBox, yourGames())));
 }
 
 function yourGames() {

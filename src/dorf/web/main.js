@@ -14,6 +14,9 @@ for (const link of document.querySelectorAll("header nav a")) {
 document.querySelector("header nav")?.setAttribute("data-i18n-label", "nav.label");
 translateStatic();
 document.querySelector("header.topbar")?.insertBefore(languageSwitch(), document.getElementById("status"));
+// Whoever opens the site is a player at once (the server sets its cookie): its name links to its
+// page. Asked before anything else, so that no other first request makes a second player.
+await (await import("./players.js")).showMe();
 
 async function tilePatterns() {
   // The SVG patterns tiles are drawn with: every page but the campaigns' draws tiles.
@@ -29,7 +32,8 @@ if (parts[0] === "campaigns") {
   import("./campaigns.js").then((m) => m.campaignsPage(root, parts[1]));
 } else {
   await tilePatterns();
-  if (parts[0] === "game" && parts[1]) (await import("./game.js")).gamePage(root, parts[1]);
+  if (parts[0] === "@" && parts[1]) (await import("./profile.js")).profilePage(root, parts[1]);
+  else if (parts[0] === "game" && parts[1]) (await import("./game.js")).gamePage(root, parts[1]);
   else if (parts[0] === "join" && parts[1] && parts[2]) (await import("./lobby.js")).joinPage(root, parts[1], parts[2]);
   else if (parts[0] === "replay") (await import("./replay.js")).replayPage(root, parts[1]);
   else (await import("./lobby.js")).lobbyPage(root);

@@ -7,7 +7,7 @@ Routes (details in ``docs/server.md``):
 - ``/``, ``/game/ID``, ``/join/ID/CODE``, ``/replay``, ``/campaigns``: the page
   (one HTML file; the script reads the path), assets under ``/static/``;
 - ``/api/games`` (POST: create), ``/api/games/ID`` (GET: the public state),
-  ``.../join``, ``.../move``, ``.../preview``, ``.../undo``, ``.../hint`` (POST),
+  ``.../join``, ``.../move``, ``.../preview``, ``.../undo``, ``.../hint``, ``.../resign`` (POST),
   ``.../record`` and ``.../replay`` (GET, once the game is over);
 - ``/api/replay`` (POST a record: its steps), ``/api/campaigns...``;
 - ``/ws/ID``: the game's websocket (:mod:`dorf.server.edge.socket`).
@@ -41,8 +41,10 @@ from dorf.server.computer.hints import check_hint_allowed
 from dorf.server.config import ServerConfig
 from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
 from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
+from dorf.server.edge.players import add_player_routes
 from dorf.server.edge.socket import serve_socket
 from dorf.server.hub import Hub
+from dorf.server.lobby.routes import add_lobby_routes, open_game
 from dorf.server.protocol.messages import (
     MAX_BODY,
     ProtocolError,
@@ -74,6 +76,7 @@ PAGES = (
     "/replay/{game_id}",
     "/campaigns",
     "/campaigns/{name}",
+    "/@/{name}",
 )
 
 
@@ -218,10 +221,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
         data = await body_of(request)
+        if isinstance(data, dict) and data.get("open") is not None:  # for anyone, in the lobby
+            limit = config.create_limit
+            return await open_game(hub(), request, data, lambda: too_many(request, limit, "new games"))
         refused = await too_many(request, config.create_limit, "new games")
         if refused is not None:
             return refused
-        return JSONResponse(await hub().seating.create(data), status_code=201)
+        creator = await hub().players.known(request)  # None: a program without a player's cookie
+        return JSONResponse(await hub().seating.create(data, creator=creator), status_code=201)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> Response:
@@ -234,7 +241,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/games/{game_id}/join")
     async def join_game(game_id: str, request: Request) -> dict[str, Any]:
         data = await body_of(request)
-        return await hub().seating.join(await hub().playable(game_id), data)
+        game = await hub().playable(game_id)
+        return await hub().seating.join(game, data, await hub().players.known(request))
 
     async def seat_request(
         game_id: str, request: Request, what: str
@@ -284,6 +292,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         check_seat(game.session, seats, seat)
         count = await hub().mover.undo(game, seat)
         return {"ok": True, "undone": count, "version": game.session.version}
+
+    @app.post("/api/games/{game_id}/resign")
+    async def resign(game_id: str, request: Request) -> dict[str, Any]:
+        game, data, seats = await seat_request(game_id, request, "a resign request")
+        seat = parse_seat(data.get("seat"))
+        check_seat(game.session, seats, seat)
+        ending = await hub().finisher.resign(game, seat)
+        return {"ok": True, "version": game.session.version, **ending.json()}
 
     async def finished(game_id: str) -> Game:
         game = await hub().playable(game_id)
@@ -353,7 +369,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         data = await body_of(request)
         return await desk().run(desk().choose, name, data)
 
-    # --- the websocket -------------------------------------------------------------------------
+    # --- the websockets: the lobby's first (``/ws/{game_id}`` would take ``lobby``) -------------
+
+    add_lobby_routes(app, hub, body_of, too_many)
+    add_player_routes(app, hub, body_of)
 
     @app.websocket("/ws/{game_id}")
     async def websocket(ws: WebSocket, game_id: str) -> None:

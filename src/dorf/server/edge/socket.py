@@ -27,6 +27,7 @@ from dorf.server.protocol.messages import (
     Ping,
     PreviewIn,
     ProtocolError,
+    ResignIn,
     Sync,
     UndoIn,
     error_message,
@@ -48,6 +49,7 @@ async def serve_socket(hub: Hub, ws: WebSocket, game_id: str) -> None:
         await ws.close(code=4404 if exc.code == "no-game" else 1013)
         return
     conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
+    conn.player_id = await hub.players.bot_of(ws)  # a bot's API token: it holds its player's seats
     await hub.doorman.attach(game, conn)  # a spectator, or held back until a hello proves a seat
     pump = asyncio.get_running_loop().create_task(conn.pump())
     if isinstance(game, Game):
@@ -117,6 +119,7 @@ async def _act(hub: Hub, game: Game, conn: Connection, message: ClientIn) -> Non
     ref = message.id
     if isinstance(message, Hello):
         seats, bad = seats_for(game, message.tokens)
+        seats |= hub.players.seats_of(game.session, conn.player_id)
         if not await hub.doorman.admit(game, conn, seats):
             return  # no room for it so: turned away (conn.refusal)
         await game.settled()
@@ -143,6 +146,10 @@ async def _act(hub: Hub, game: Game, conn: Connection, message: ClientIn) -> Non
         check_seat(game.session, conn.seats, message.seat)
         count = await hub.mover.undo(game, message.seat, conn)
         conn.send(ok_message(ref, game.session.version, undone=count))
+    elif isinstance(message, ResignIn):
+        check_seat(game.session, conn.seats, message.seat)
+        ending = await hub.finisher.resign(game, message.seat)
+        conn.send(ok_message(ref, game.session.version, **ending.json()))
 
 
 def _answering(error: ProtocolError, ref: int | str | None) -> ProtocolError:

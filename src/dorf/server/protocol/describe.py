@@ -106,7 +106,9 @@ class Description:
         seats: tuple[int, ...] | None = cache.get("waiting")
         if seats is None:
             order = self.session.order
-            seats = cache["waiting"] = tuple(sorted(order[p] for p in self.session.state.to_move()))
+            ended = self.session.ending is not None  # by time, resign or abort: nobody decides
+            to_move = () if ended else self.session.state.to_move()
+            seats = cache["waiting"] = tuple(sorted(order[p] for p in to_move))
         return seats
 
     def view_key(self, seats: Collection[int]) -> str:
@@ -170,6 +172,7 @@ class Description:
                     out = dict(kept[2])
                     out["seats"] = self._seats_json()
                     out["undo"] = session.can_undo()
+                    out["clock"] = None if session.clock is None else session.clock.json()
                 else:
                     saved, self._cache = self._cache, {}
                     try:
@@ -236,7 +239,8 @@ class Description:
 
         session = self.session
         state = session.state
-        over = state.is_over
+        over = session.is_over
+        ending = session.ending
         out: Json = {
             "id": session.id,
             "mode": session.mode,
@@ -254,6 +258,9 @@ class Description:
             "first": session.first,
             "broken": None,
             "log": self._log(),
+            # how it ended (normal, time, resign, aborted; None while it goes on), and its clock
+            "end": None if not over else ("normal" if ending is None else ending.end),
+            "clock": None if session.clock is None else session.clock.json(),
         }
         for i, area in enumerate(session.areas()):
             described, _, pad = self._area_parts(i, area)

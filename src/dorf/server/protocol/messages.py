@@ -37,7 +37,7 @@ MAX_BODY = 1_000_000
 #: Client message types.
 #: A move's key (:attr:`Move.key`).
 MOVE_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
-CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync")
+CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync", "resign")
 
 
 class ProtocolError(ValueError):
@@ -248,7 +248,15 @@ class Sync:
     id: int | str | None
 
 
-ClientIn = Hello | MoveIn | PreviewIn | UndoIn | Ping | Sync
+@dataclass(frozen=True)
+class ResignIn:
+    """``resign``: the seat gives the game up (the Duel, Head to Head): the other seat wins."""
+
+    id: int | str | None
+    seat: int
+
+
+ClientIn = Hello | MoveIn | PreviewIn | UndoIn | Ping | Sync | ResignIn
 
 
 def read_client(text: str) -> ClientIn:
@@ -273,6 +281,8 @@ def read_client(text: str) -> ClientIn:
             return PreviewIn(ref, *preview_of(data))
         if kind == "undo":
             return UndoIn(ref, parse_seat(data.get("seat")))
+        if kind == "resign":
+            return ResignIn(ref, parse_seat(data.get("seat")))
         return Ping(ref) if kind == "ping" else Sync(ref)
     except ProtocolError as exc:
         exc.ref = ref

@@ -60,6 +60,8 @@ class Connection:
         #: The close code once the queue is sent (:meth:`refuse` makes it 1013, try again later).
         self.close_code = 1008
         self.seats: set[int] = set()
+        #: The player a bot connected as (its API token): it holds that player's seats.
+        self.player_id: str | None = None
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
         #: The description of the game this client has (its last state, deltas applied): the

@@ -4,11 +4,15 @@ Each client holds the description of the game it was last sent
 (:attr:`~dorf.server.round.clients.Connection.doc`); after a change it gets
 what changed in its view (:mod:`dorf.server.protocol.delta`), one diff per
 pair of views however many clients share them, and a whole state only on
-connecting or asking (``sync``).
+connecting or asking (``sync``).  Each state and delta says the server's time
+(``now``, ms since 1970: the page's clocks tick from it; and ``rate``, how many times
+faster than real time the clocks run, where that is not 1: ``--clock-scale``, for tests).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from dorf.server.protocol.delta import diff
@@ -19,7 +23,15 @@ from dorf.server.round.game import Broken, Game
 
 
 class Fanout:
-    """Sends the states and deltas of games to their clients."""
+    """Sends the states and deltas of games to their clients; ``now`` is the clocks' time."""
+
+    def __init__(self, now: Callable[[], float] = time.time, rate: float = 1.0) -> None:
+        self.now = now
+        self.rate = rate
+
+    def _now(self) -> str:
+        now = str(round(self.now() * 1000))
+        return now if self.rate == 1.0 else f'{now},"rate":{self.rate:g}'
 
     def send_state(self, game: Game | Broken, conn: Connection) -> None:
         """Send ``conn`` the whole state of the game (on connecting, after hello, when asked); the
@@ -30,13 +42,16 @@ class Fanout:
             return
         doc = game.session.document(conn.seats)
         game_text = game.session.public_text(conn.seats)  # the same as doc["game"], kept as text
-        conn.send('{"type":"state","you":' + dumps(doc["you"]) + ',"game":' + game_text + "}")
+        head = '{"type":"state","now":' + self._now() + ',"you":'
+        conn.send(head + dumps(doc["you"]) + ',"game":' + game_text + "}")
         conn.doc = doc
 
     def broadcast(self, game: Game) -> None:
         """Tell every client of the game what changed in its view: a delta from the description
         it has (one diff per pair of views), or the whole state if it has none."""
         made: dict[tuple[int, int], str] = {}
+        now = round(self.now() * 1000)
+        rate = {} if self.rate == 1.0 else {"rate": self.rate}
         game_ops: dict[tuple[int, int], list[list[Any]]] = {}  # the game's part, once per pair of views
         for conn in list(game.connections):
             old = conn.doc
@@ -62,6 +77,8 @@ class Fanout:
                 text = made[key] = dumps(
                     {
                         "type": "delta",
+                        "now": now,
+                        **rate,
                         "from": old["game"]["version"],
                         "version": new["game"]["version"],
                         "ops": ops,

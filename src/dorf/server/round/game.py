@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
+from dorf.server.round.clock import Clock
+from dorf.server.round.finisher import Ending
 from dorf.server.round.session import MODE_NAMES, ONLINE, GameSession, SeatSpec
 from dorf.server.storage.base import StoredGame
 
@@ -146,6 +148,8 @@ class Broken:
             "first": 1,
             "broken": self.reason,
             "log": [],
+            "end": None,
+            "clock": None,
         }
 
     def public_text(self) -> str:
@@ -156,7 +160,10 @@ class Broken:
 
 
 def seat_specs(stored: StoredGame) -> list[SeatSpec]:
-    return [SeatSpec(s.kind, s.name, s.player, s.kind == ONLINE and bool(s.token_hash)) for s in stored.seats]
+    return [
+        SeatSpec(s.kind, s.name, s.player, s.kind == ONLINE and bool(s.token_hash), s.player_id)
+        for s in stored.seats
+    ]
 
 
 def replayed(stored: StoredGame) -> GameSession:
@@ -171,7 +178,12 @@ def replayed(stored: StoredGame) -> GameSession:
         first=stored.first,
     )
     session.seed_chosen = stored.seed_chosen
+    session.rated = stored.rated
     session.version = stored.version
+    if stored.clock is not None:
+        session.clock = Clock.restore(stored.clock, stored.clock_state, len(stored.seats))
+    if stored.end is not None:
+        session.ending = Ending(stored.end, stored.winner)
     return session
 
 

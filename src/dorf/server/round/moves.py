@@ -50,6 +50,7 @@ class Mover:
         move with its key was made for its seat already).  ProtocolError, and no change, if it may
         not be made or the storage does not take it."""
         hub = self.hub
+        late = False
         for _ in range(MAX_RACES):
             async with game.lock:
                 again = game.made_before(move)
@@ -57,8 +58,15 @@ class Mover:
                     return again
                 self._check(game)
                 session = game.session
+                clock, now = session.clock, hub.now()
+                if clock is not None and not session.is_over and clock.due(now) is not None:
+                    late = True  # a seat's time ran out before the move came: the clock ends it
+                    break
                 number = len(session.decisions) + 1
+                before = None if clock is None else clock.copy()
                 entry = session.apply(move)
+                if clock is not None:
+                    clock.decided(move.seat, now, session.waiting())
                 change = Change(
                     game.id,
                     session.version,
@@ -69,15 +77,31 @@ class Mover:
                     session.is_over,
                     key=move.key,
                     thinker=hub.computer.thinker(session),
+                    clock=None if clock is None else clock.stored(),
+                    deadline=None if clock is None else clock.deadline(),
                 )
-                stored = await self._store(game, change, taken_back=1)
+                try:
+                    stored = await self._store(game, change, taken_back=1)
+                except BaseException:
+                    session.clock = before
+                    raise
                 if stored is None:
+                    session.clock = before
                     continue  # another server changed the game first: read again, check again
                 game.remember_key(move.seat, move.key, number)
                 break
         else:
             raise ProtocolError("busy", "the game changed too often to make the move now: try again", 503)
-        self._told(game, stored, by)
+        if late:
+            await hub.finisher.due(game)
+            ending = game.session.ending
+            raise ProtocolError(
+                "game-over", f"the game is over: {'it ended' if ending is None else ending.end}", 409
+            )
+        assert stored is not None
+        self.told(game, stored, by)
+        if game.session.is_over:
+            await hub.finisher.finished(game)
         return entry
 
     async def undo(self, game: Game, seat: int, by: Connection | None = None) -> int:
@@ -101,7 +125,7 @@ class Mover:
                 break
         else:
             raise ProtocolError("busy", "the game changed too often to undo now: try again", 503)
-        self._told(game, stored, by)
+        self.told(game, stored, by)
         return count
 
     def _check(self, game: Game) -> None:
@@ -131,15 +155,17 @@ class Mover:
                 ) from None
             raise
 
-    def _told(self, game: Game, stored: Stored, by: Connection | None) -> None:
+    def told(self, game: Game, stored: Stored, by: Connection | None) -> None:
         """A change of ``game`` is made and taken by the storage: tell every client, tell its maker
-        once it is stored, and let the computer seats that must decide think."""
+        once it is stored, take its clock's deadline, and let the computer seats that must decide
+        think."""
         hub = self.hub
         game.changed = time.monotonic()
         game.lease = stored.thinks
         game.unsaved += 1
         stored.saved.add_done_callback(partial(self._saved, game, by))
         hub.fanout.broadcast(game)
+        hub.timers.follow(game)
         if game.session.is_over:
             hub.pool.cancel(game.id)
         hub.computer.kick(game)

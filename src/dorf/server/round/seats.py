@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dorf.formats.notation import is_int
 from dorf.games.modes import MODES
 from dorf.players import make_player
+from dorf.server.players.ratings import check_rated
 from dorf.server.protocol.messages import ProtocolError, need_object
 from dorf.server.protocol.views import Json
+from dorf.server.round.clock import parse_clock, versus
 from dorf.server.round.game import Game
 from dorf.server.round.session import COMPUTER, HERE, ONLINE, SEAT_KINDS, GameSession, SeatSpec
 from dorf.server.storage.base import (
@@ -38,6 +40,7 @@ from dorf.server.storage.base import (
 
 if TYPE_CHECKING:
     from dorf.server.hub import Hub
+    from dorf.server.players.accounts import Player
 
 #: Budgets a browser may give a computer player: at most this many seconds or futures.
 MAX_SECONDS = 10.0
@@ -225,8 +228,9 @@ class Seating:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
 
-    async def create(self, body: Any) -> Json:
-        """Create a game from ``{"mode", "seed"?, "practice"?, "first"?, "seats": [...]}``."""
+    async def create(self, body: Any, creator: Player | None = None) -> Json:
+        """Create a game from ``{"mode", "seed"?, "practice"?, "first"?, "rated"?, "seats": [...]}``;
+        its ``here`` seats are ``creator``'s (the player of the request, if it names one)."""
         data = need_object(body, "a new game")
         mode = data.get("mode", "coop")
         if not isinstance(mode, str) or mode not in MODES:
@@ -247,9 +251,25 @@ class Seating:
                 "a game with an online seat gets its seed from the server: leave out seed"
                 " (whoever chose it would know every tile)",
             )
+        clock = parse_clock(data.get("clock"), len(seats))
+        if clock is not None and (not versus(mode) or practice):
+            raise ProtocolError(
+                "bad-message", "a clock is for the Duel and Head to Head, and not for a practice game"
+            )
+        rated = data.get("rated", False)
+        if not isinstance(rated, bool):
+            raise ProtocolError("bad-message", "rated must be true or false")
+        if rated:
+            check_rated(mode, practice, chosen, [(s.kind, s.player) for s in seats], creator is not None)
+        await self.hub.players.take_seats(data.get("seats"), seats, creator, rated)
         game_id = secrets.token_urlsafe(8)
         session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
         session.seed_chosen = chosen
+        session.rated = rated
+        if clock is not None:
+            session.clock = clock
+            if not any(s.kind == ONLINE for s in seats):  # every seat is held: the clock starts
+                clock.start(self.hub.now(), session.waiting())
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(seats) if s.kind == HERE}
         invites = {i: secrets.token_urlsafe(12) for i, s in enumerate(seats) if s.kind == ONLINE}
         game = Game(
@@ -266,12 +286,16 @@ class Seating:
             now(),
             False,
             [
-                StoredSeat(i, s.kind, s.name, s.player, game.tokens.get(i), game.invites.get(i))
+                StoredSeat(i, s.kind, s.name, s.player, game.tokens.get(i), game.invites.get(i), s.player_id)
                 for i, s in enumerate(seats)
             ],
             [],
             first,
             seed_chosen=chosen,
+            rated=rated,
+            clock=None if clock is None else clock.spec.text,
+            clock_state=None if clock is None else clock.stored(),
+            deadline=None if clock is None else clock.deadline(),
         )
         hub = self.hub
         try:
@@ -279,6 +303,7 @@ class Seating:
         except StorageError as exc:
             raise ProtocolError("storage", f"the game could not be stored: {exc}", 503) from None
         hub.hold(game)
+        hub.timers.follow(game)
         hub.computer.kick(game)
         return {
             "id": game_id,
@@ -287,13 +312,12 @@ class Seating:
             "invites": {str(i): c for i, c in invites.items()},
         }
 
-    async def join(self, game: Game, body: Any) -> Json:
+    async def join(self, game: Game, body: Any, player: Player | None = None) -> Json:
         """Take an online seat with its invitation code: ``{"invite": CODE, "name": NAME}``."""
         data = need_object(body, "a join request")
         code = data.get("invite")
         if not isinstance(code, str) or not code or len(code) > 200:
             raise ProtocolError("missing-token", "an invitation code is needed to join", 401)
-        session = game.session
         async with game.lock:
             wanted = secret_hash(code)
             seat = next((s for s, h in game.invites.items() if hmac.compare_digest(h, wanted)), None)
@@ -301,20 +325,52 @@ class Seating:
                 raise ProtocolError(
                     "bad-token", "this invitation is not valid or its seat is taken (ask for a new link)", 403
                 )
-            name = check_name(data.get("name"), session.seats[seat].name)
-            token = secrets.token_urlsafe(24)
-            token_hash = secret_hash(token)
-            change = Change(game.id, session.version + 1, SEAT, seat)
-            try:
-                await self.hub.storage.claim_seat(change, name, token_hash)
-            except Refused as exc:
-                raise ProtocolError("bad-token", str(exc), 403) from None
-            except StorageError as exc:
-                raise ProtocolError("storage", f"the seat could not be stored: {exc}", 503) from None
-            del game.invites[seat]
-            game.tokens[seat] = token_hash
-            session.seats[seat].name = name
-            session.seats[seat].claimed = True
-            session.version += 1
+            answer = await self._take(game, seat, data.get("name"), player)
+        self._taken(game)
+        return answer
+
+    async def take_open(self, game: Game, name: Any, player: Player | None = None) -> Json:
+        """Take the first free online seat of an open game without its invitation (the lobby
+        checks that the game is open, and who takes it)."""
+        async with game.lock:
+            if not game.invites:
+                raise ProtocolError("full", "every seat of this game is taken", 409)
+            answer = await self._take(game, min(game.invites), name, player)
+        self._taken(game)
+        return answer
+
+    def _taken(self, game: Game) -> None:
+        """A seat was taken: every client of the game hears it, and the lobby."""
         self.hub.fanout.broadcast(game)
+        self.hub.timers.follow(game)
+        for hook in self.hub.lobby_hooks:
+            hook(game)
+
+    async def _take(self, game: Game, seat: int, raw_name: Any, player: Player | None = None) -> Json:
+        """Seat ``seat`` taken (its invitation used up, the game's lock held): a new token."""
+        session = game.session
+        self.hub.players.check_joiner(session, seat, player)
+        named = player is not None and session.rated  # a rated game's seat: its player's name
+        name = check_name(raw_name, player.name if named and player is not None else session.seats[seat].name)
+        token = secrets.token_urlsafe(24)
+        token_hash = secret_hash(token)
+        change = Change(game.id, session.version + 1, SEAT, seat)
+        clock = session.clock
+        if clock is not None and not clock.started and set(game.invites) == {seat}:
+            clock = clock.copy()  # the last seat is taken: the clock starts
+            clock.start(self.hub.now(), session.waiting())
+            change.clock, change.deadline = clock.stored(), clock.deadline()
+        try:
+            await self.hub.storage.claim_seat(change, name, token_hash, None if player is None else player.id)
+        except Refused as exc:
+            raise ProtocolError("bad-token", str(exc), 403) from None
+        except StorageError as exc:
+            raise ProtocolError("storage", f"the seat could not be stored: {exc}", 503) from None
+        del game.invites[seat]
+        game.tokens[seat] = token_hash
+        session.seats[seat].name = name
+        session.seats[seat].claimed = True
+        session.seats[seat].player_id = None if player is None else player.id
+        session.clock = clock
+        session.version += 1
         return {"id": game.id, "seat": seat, "token": token}

@@ -54,6 +54,8 @@ from dorf.rules.area import IllegalPlacement, PlayArea
 from dorf.server.protocol.describe import Description
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.protocol.views import Json
+from dorf.server.round.clock import Clock
+from dorf.server.round.finisher import Ending
 
 #: The games by name (``coop``, ``duel``, ``head-to-head``), their titles and tile sets: the
 #: games layer's data (:mod:`dorf.games.modes`).
@@ -73,6 +75,8 @@ class SeatSpec:
     player: str | None = None
     #: An online seat someone has taken with its invitation.
     claimed: bool = False
+    #: The player who holds it (:mod:`dorf.server.players`; None: nobody known).
+    player_id: str | None = None
 
 
 def computer_seed(seed: int, decisions: int, player: int) -> int:
@@ -140,6 +144,9 @@ class GameSession:
         #: Whoever created the game chose its seed, so could know every tile: its record says
         #: so and it never goes into a campaign (the hub sets it when it makes or reads the game).
         self.seed_chosen = False
+        #: A rated game: its players' ratings change once it is over (:mod:`dorf.server.players`;
+        #: the hub sets it when it makes or reads the game).
+        self.rated = False
         #: Who starts, counted from 1 in seat order.
         self.first = first
         #: The seat of each engine player, and the engine player of each seat.
@@ -155,6 +162,10 @@ class GameSession:
         self.epoch = 0
         #: While the pending placement is taken back (:meth:`as_before_pending`).
         self.pending_hidden = False
+        #: Its clock (None: none; the Duel and Head to Head may have one), and how it ended if
+        #: it did (:mod:`~dorf.server.round.finisher`: also by time, resign or abort).
+        self.clock: Clock | None = None
+        self.ending: Ending | None = None
         #: What the browser sees of it, made once per version and view.
         self.description = Description(self)
 
@@ -204,7 +215,8 @@ class GameSession:
 
     @property
     def is_over(self) -> bool:
-        return self.state.is_over
+        """Over by the rules, or ended otherwise (time, resign, abort)."""
+        return self.ending is not None or self.state.is_over
 
     @property
     def phase(self) -> str:
@@ -216,7 +228,10 @@ class GameSession:
 
     def pending_seat(self) -> int | None:
         """The seat whose latest placement the other seat may not see yet (it placed while the
-        other still has to: the Duel, Head to Head), or None."""
+        other still has to: the Duel, Head to Head), or None.  A game ended by time, resign or
+        abort has none: everyone sees everything once it is over."""
+        if self.ending is not None:
+            return None
         pending = self.state.pending()
         return self.order[pending[0]] if pending else None
 
@@ -262,6 +277,8 @@ class GameSession:
         if not 0 <= move.seat < len(self.seats):
             raise ProtocolError("bad-message", f"there is no seat {move.seat} in this game")
         player = self.player_of[move.seat]
+        if self.ending is not None:
+            raise ProtocolError("game-over", f"the game is over ({self.ending.end}): it never changes", 409)
         try:
             self.state.apply(move.decision, player)
         except (IllegalDecision, IllegalPlacement) as exc:
@@ -337,6 +354,8 @@ class GameSession:
 
     def winner(self) -> int | None:
         """The winning seat once a two-player game is over (None: shared, or not over)."""
+        if self.ending is not None and self.ending.end != "normal":
+            return self.ending.winner
         returns = self.state.returns()
         if not self.is_over or len(returns) != 2 or returns[0] == returns[1]:
             return None
@@ -351,6 +370,12 @@ class GameSession:
             out["practice"] = True
         if self.seed_chosen:
             out["seed_chosen"] = True
+        if self.clock is not None:
+            out["clock"] = self.clock.spec.text
+        if self.ending is not None and self.ending.end != "normal":  # ended by time, resign, abort
+            out["end"] = self.ending.end
+            winner = self.ending.winner
+            out["winner"] = None if winner is None else self.player_of[winner]  # engine numbers
         return out
 
     def public(self, seats: Collection[int] = ()) -> Json:

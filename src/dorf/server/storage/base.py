@@ -27,12 +27,17 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from dorf.server.lobby.pairing import Seek
+    from dorf.server.storage.lobby import Choose, OpenGame, Pool
 
 T = TypeVar("T")
 
-#: What a change does: a decision made, decisions taken back (an undo), a seat taken.
-MOVE, UNDO, SEAT = "move", "undo", "seat"
+#: What a change does: a decision made, decisions taken back (an undo), a seat taken, a game
+#: ended otherwise than by its last decision (time, resign, abort: :mod:`dorf.server.round.finisher`).
+MOVE, UNDO, SEAT, END = "move", "undo", "seat", "end"
 
 
 class StorageError(Exception):
@@ -76,6 +81,13 @@ class Change:
     key: str | None = None
     thinker: str | None = None
     origin: str = ""
+    #: How the game ended (an ``end`` change: ``time``, ``resign``, ``aborted``) and who won.
+    end: str | None = None
+    winner: int | None = None
+    #: The game's clock after the change (:meth:`dorf.server.round.clock.Clock.stored`), and
+    #: the earliest deadline of its running seats (seconds since 1970), if it has a clock.
+    clock: str | None = None
+    deadline: float | None = None
 
     def payload(self) -> str:
         """How a change is told to the other servers (well under PostgreSQL's 8000 bytes)."""
@@ -85,6 +97,10 @@ class Change:
             fields |= {"n": self.number, "d": self.decision, "k": self.key, "f": self.finished}
         elif self.kind == UNDO:
             fields["keep"] = self.keep
+        elif self.kind == END:
+            fields |= {"e": self.end, "w": self.winner}
+        if self.clock is not None:
+            fields |= {"c": self.clock, "dl": self.deadline}
         return json.dumps(fields, separators=(",", ":"))
 
     @classmethod
@@ -96,12 +112,13 @@ class Change:
         True
         """
         data = json.loads(payload)
-        if not isinstance(data, dict) or data.get("t") not in (MOVE, UNDO, SEAT):
+        if not isinstance(data, dict) or data.get("t") not in (MOVE, UNDO, SEAT, END):
             raise ValueError("not a change")
         decision = data.get("d")
         if decision is not None and not isinstance(decision, dict):
             raise ValueError("a change's decision is an object")
         key = data.get("k")
+        end, winner, clock, deadline = data.get("e"), data.get("w"), data.get("c"), data.get("dl")
         return cls(
             str(data["g"]),
             int(data["v"]),
@@ -113,6 +130,10 @@ class Change:
             int(data.get("keep", 0)),
             None if key is None else str(key),
             origin=str(data["o"]),
+            end=None if end is None else str(end),
+            winner=None if winner is None else int(winner),
+            clock=None if clock is None else str(clock),
+            deadline=None if deadline is None else float(deadline),
         )
 
 
@@ -137,6 +158,8 @@ class StoredSeat:
     player: str | None
     token_hash: str | None
     invite_hash: str | None
+    #: The player who holds it (:mod:`dorf.server.players`; None: nobody known, a computer).
+    player_id: str | None = None
 
 
 @dataclass
@@ -159,6 +182,17 @@ class StoredGame:
     version: int = 0
     #: The key its client gave each decision (None: none given).
     keys: list[str | None] = field(default_factory=list)
+    #: It changes its players' ratings once it is over (:mod:`dorf.server.players.ratings`).
+    rated: bool = False
+    #: Its clock (``"5+3"``, ``"1d"``; None: none), the clock's state as last stored
+    #: (:meth:`dorf.server.round.clock.Clock.stored`) and its earliest deadline (seconds since
+    #: 1970); how it ended, if not by its last decision (``time``, ``resign``, ``aborted``), and
+    #: who won then.
+    clock: str | None = None
+    clock_state: str | None = None
+    deadline: float | None = None
+    end: str | None = None
+    winner: int | None = None
 
 
 @dataclass(frozen=True)
@@ -213,9 +247,11 @@ class Storage(Protocol):
         the version it was made from, :class:`StorageError` if it cannot be stored now."""
         ...
 
-    async def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
-        """An invited player takes seat ``change.seat``: its invitation is used up and its token
-        set (:class:`Refused` if it was taken meanwhile); the other servers are told."""
+    async def claim_seat(
+        self, change: Change, name: str, token_hash: str, player_id: str | None = None
+    ) -> None:
+        """An invited player (``player_id``) takes seat ``change.seat``: its invitation is used up
+        and its token set (:class:`Refused` if it was taken meanwhile); the other servers are told."""
         ...
 
     async def claim_thinking(self, game_id: str, version: int) -> bool:
@@ -225,6 +261,10 @@ class Storage(Protocol):
 
     async def versions(self, game_ids: list[str]) -> dict[str, int]:
         """The stored version of each of these games."""
+        ...
+
+    async def deadlines(self) -> list[tuple[str, float, int]]:
+        """``(game, deadline, version)`` of every unfinished game whose clock runs."""
         ...
 
     async def admit(self, client: Client, decide: Decide[T]) -> T:
@@ -240,6 +280,162 @@ class Storage(Protocol):
         """Count a request under ``key`` unless ``per_minute`` were counted in the last minute:
         None if counted, else the seconds to wait."""
         ...
+
+    # The lobby (:mod:`dorf.server.storage.lobby`): seeks and open games, at most ``limit`` a player.
+
+    async def lobby_seek(self, seek: Seek, limit: int) -> Seek | None:
+        """Store a seek (its ``since`` the storage's time), None if its player has ``limit``."""
+        ...
+
+    async def lobby_unseek(self, seek_id: str) -> None: ...
+
+    async def lobby_count(self, player: str) -> int:
+        """The open games and seeks of ``player`` now."""
+        ...
+
+    async def lobby_pair(self, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
+        """The pairs ``choose`` makes among a pool's seeks no other server is pairing; gone after."""
+        ...
+
+    async def lobby_sweep(self) -> None:
+        """Forget the seeks of servers that died."""
+        ...
+
+    async def lobby_open(self, entry: OpenGame, limit: int) -> bool:
+        """List an open game, unless its creator has ``limit`` open games and seeks."""
+        ...
+
+    async def lobby_seats(self, game_id: str, free: int) -> bool:
+        """An open game has ``free`` seats now (0: it leaves the list): whether that changed it."""
+        ...
+
+    async def lobby_games(self) -> list[OpenGame]: ...
+
+    async def lobby_tell(self, payload: str) -> None:
+        """Tell the other servers (``dorf_lobby``); nobody, alone."""
+        ...
+
+    async def player_games(self, player: str, limit: int) -> list[str]:
+        """The ids of a player's games (a seat records them), the most recently changed first."""
+        ...
+
+    # --- players and ratings (dorf.server.players) ----------------------------------------
+
+    async def new_player(self, player: StoredPlayer, session_hash: str | None) -> None:
+        """Store a new player (and its first session, the hash of its cookie's secret):
+        :class:`Refused` if its name is taken (ignoring case)."""
+        ...
+
+    async def find_player(self, *, session: str = "", token: str = "", name: str = "") -> StoredPlayer | None:
+        """The player of a session (its secret's hash), of an API token (its hash), or of a name
+        (ignoring case); None if there is none."""
+        ...
+
+    async def players_by_id(self, ids: list[str]) -> dict[str, StoredPlayer]:
+        """The players of these ids (those that exist)."""
+        ...
+
+    async def rename_player(self, player_id: str, name: str) -> None:
+        """Change a player's name: :class:`Refused` if another player has it (ignoring case)."""
+        ...
+
+    async def password_of(self, player_id: str) -> str | None:
+        """The hash of a player's password (None: it has none)."""
+        ...
+
+    async def set_password(self, player_id: str, password_hash: str, keep_session: str | None) -> None:
+        """Set a player's password (its hash); every session of the player but ``keep_session``
+        ends (the other devices sign in again)."""
+        ...
+
+    async def add_session(self, player_id: str, session_hash: str) -> None:
+        """A device signed in as the player: its cookie's secret (hash) now names it."""
+        ...
+
+    async def end_session(self, session_hash: str) -> None:
+        """A device signed out: its cookie's secret names nobody any more."""
+        ...
+
+    async def add_token(self, player_id: str, token_hash: str) -> None:
+        """An API token (its hash) now names the player, which is a bot account from now on."""
+        ...
+
+    async def ratings_of(self, player_id: str) -> list[StoredRating]:
+        """A player's ratings, one per mode it has played rated games of."""
+        ...
+
+    async def rate_game(self, game: RatedGame, update: RateUpdate) -> list[RatingChange] | None:
+        """Rate a finished game once: in one transaction, the ratings of its two players as stored
+        (None: a first rated game of the mode) are given to ``update``, and what it answers is
+        stored with one history row per player.  None if the game was rated already (by this or
+        another server): nothing changes."""
+        ...
+
+    async def rating_changes(
+        self, *, player_id: str = "", game_id: str = "", limit: int = 50
+    ) -> list[RatingChange]:
+        """The rating changes of a player (its latest ``limit`` games, newest first), or of one
+        game (one per player)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredPlayer:
+    """A player: its id, name, whether it is a bot account (it made an API token) or a computer
+    level, and whether it has a password."""
+
+    id: str
+    name: str
+    bot: bool = False
+    has_password: bool = False
+    created: str = ""
+
+
+@dataclass(frozen=True)
+class StoredRating:
+    """A player's rating in one mode: Glicko-2's rating, deviation and volatility, its rated
+    games, and when the last one ended (seconds since 1970)."""
+
+    mode: str
+    rating: float
+    rd: float
+    volatility: float
+    games: int
+    played: float
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A rated game to rate: its id, mode, its two players (ids, in seat order) and the first
+    one's score (1 won, 0.5 drawn, 0 lost), and when it ended (seconds since 1970)."""
+
+    id: str
+    mode: str
+    players: tuple[str, str]
+    score: float
+    ended: float
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one rated game did to one player's rating (a row of its history)."""
+
+    game_id: str
+    mode: str
+    player_id: str
+    opponent_id: str
+    opponent_name: str
+    score: float
+    before: float
+    after: float
+    rd: float
+    ended: float
+
+
+#: ``update(game, [rating of each player as stored, or None])``: for each player in order, the
+#: rating it is rated from (a new player's, or the stored one grown with the time away) and the
+#: rating after the game.
+RateUpdate = Callable[[RatedGame, list[StoredRating | None]], list[tuple[StoredRating, StoredRating]]]
 
 
 def now() -> str:

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from dorf.server.storage.base import Change
+from dorf.server.storage.lobby import LOBBY_CHANNEL
 from dorf.server.storage.postgres import CHANNEL, one_line, redact
 
 try:
@@ -64,6 +65,11 @@ class Bus(Protocol):
 
     async def stop(self) -> None: ...
 
+    def on_lobby(self, hear: Callable[[str], None]) -> None:
+        """Tell ``hear`` (on the event loop) every message on the lobby's channel
+        (:data:`~dorf.server.storage.lobby.LOBBY_CHANNEL`), from any server, this one too."""
+        ...
+
 
 class Alone:
     """A server alone on its database: nobody else changes its games."""
@@ -78,6 +84,9 @@ class Alone:
 
     async def stop(self) -> None:
         pass
+
+    def on_lobby(self, hear: Callable[[str], None]) -> None:
+        """Nothing to hear: the lobby of a server alone is all here."""
 
 
 class PostgresBus:
@@ -95,7 +104,8 @@ class PostgresBus:
         self._wake_read, self._wake_write = os.pipe()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._waiting: list[str] = []
+        self._waiting: list[tuple[str, str]] = []
+        self._hear_lobby: Callable[[str], None] = lambda payload: None
         #: Set once the listener listens (tests and start-up wait for it).
         self.listening = threading.Event()
         self.heard = 0
@@ -108,6 +118,9 @@ class PostgresBus:
 
     async def ready(self, timeout: float = 10.0) -> bool:
         return await asyncio.to_thread(self.listening.wait, timeout)
+
+    def on_lobby(self, hear: Callable[[str], None]) -> None:
+        self._hear_lobby = hear
 
     async def stop(self) -> None:
         self._stop.set()
@@ -124,6 +137,7 @@ class PostgresBus:
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {LOBBY_CHANNEL}")
                     self.listening.set()
                     if lost:
                         log.warning("dorf: hearing the other servers again")
@@ -133,7 +147,7 @@ class PostgresBus:
                         # Wait on the connection's socket and on the stop pipe; then take what came.
                         select.select([conn.fileno(), self._wake_read], [], [], POLL)
                         for note in conn.notifies(timeout=0):
-                            self._arrived(note.payload)
+                            self._arrived(note.channel, note.payload)
             except psycopg.Error as exc:
                 if self._stop.is_set():
                     return
@@ -152,10 +166,10 @@ class PostgresBus:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(call)
 
-    def _arrived(self, payload: str) -> None:
+    def _arrived(self, channel: str, payload: str) -> None:
         """Queue a notification; the event loop is woken once for all that arrive meanwhile."""
         with self._lock:
-            self._waiting.append(payload)
+            self._waiting.append((channel, payload))
             first = len(self._waiting) == 1
         if first:
             self._call(self._drain)
@@ -163,7 +177,10 @@ class PostgresBus:
     def _drain(self) -> None:
         with self._lock:
             payloads, self._waiting = self._waiting, []
-        for payload in payloads:
+        for channel, payload in payloads:
+            if channel == LOBBY_CHANNEL:
+                self._hear_lobby(payload)
+                continue
             try:
                 change = Change.parse(payload)
             except (ValueError, KeyError, TypeError):

@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 from dorf.db import DatabaseError, statements
 from dorf.server.storage.base import (
+    END,
     MOVE,
     Change,
     Client,
@@ -57,7 +58,12 @@ from dorf.server.storage.base import (
     decision_text,
     now,
 )
+from dorf.server.storage.lobby import PostgresLobby, PostgresLobbyCalls
+from dorf.server.storage.people import PeopleCalls, Sql
 from dorf.server.storage.schema import (
+    CLOCK_CREATED,
+    CLOCK_STARTED,
+    DEADLINES_QUERY,
     DECISIONS_QUERY,
     GAME_QUERY,
     SCHEMA,
@@ -94,7 +100,10 @@ def is_url(db: object) -> bool:
 _CHANGE = f"""
     UPDATE server_game SET version = %(version)s, updated = %(stamp)s, finished = %(finished)s,
         thinker = %(thinker)s, think_until = CASE WHEN %(thinker)s::text IS NULL THEN NULL
-            ELSE {EPOCH} + %(lease)s END
+            ELSE {EPOCH} + %(lease)s END,
+        clock_state = coalesce(%(clock)s, clock_state),
+        deadline = CASE WHEN %(clock)s::text IS NULL THEN deadline ELSE %(deadline)s::double precision END,
+        end_reason = coalesce(%(end)s, end_reason), end_winner = coalesce(%(winner)s::integer, end_winner)
     WHERE id = %(id)s AND version = %(base)s AND finished = 0 RETURNING id
 """
 DECIDE = f"""
@@ -108,6 +117,9 @@ UNDO = f"""
     d AS (DELETE FROM server_decision WHERE game_id IN (SELECT id FROM g) AND number > %(keep)s)
     SELECT pg_notify('{CHANNEL}', %(payload)s) FROM g
 """
+#: A game ended by time, resign or abort (round/finisher.py), by compare-and-set: of several servers
+#: whose timers see a clock run out, exactly one stores the end.
+STATEMENTS = {MOVE: DECIDE, END: f"WITH g AS ({_CHANGE}) SELECT pg_notify('{CHANNEL}', %(payload)s) FROM g"}
 
 
 class PostgresTables:
@@ -156,16 +168,18 @@ class PostgresTables:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated,"
-                " seed_chosen, thinker, think_until)"
-                f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {EPOCH} + %s)",
+                " seed_chosen, rated, thinker, think_until)"
+                f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {EPOCH} + %s)",
                 (*game_rows(game), thinker, self.lease),
             )
             with conn.cursor() as cursor:
                 cursor.executemany(
-                    "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash,"
+                    " player_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                     seat_rows(game),
                 )
+            if game.clock is not None:
+                conn.execute(CLOCK_CREATED, (game.clock, game.clock_state, game.deadline, game.id))
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One stored game (one snapshot of its rows); None if there is none."""
@@ -187,7 +201,7 @@ class PostgresTables:
             with conn.pipeline(), conn.transaction():  # one round trip for all
                 cursors = [
                     conn.execute(
-                        DECIDE if change.kind == MOVE else UNDO,
+                        STATEMENTS.get(change.kind, UNDO),
                         {
                             "id": change.game,
                             "base": change.version - 1,
@@ -202,6 +216,10 @@ class PostgresTables:
                             "key": change.key,
                             "keep": change.keep,
                             "payload": change.payload(),
+                            "clock": change.clock,
+                            "deadline": change.deadline,
+                            "end": change.end,
+                            "winner": change.winner,
                         },
                     )
                     for change in changes
@@ -212,7 +230,7 @@ class PostgresTables:
         except psycopg.Error as exc:
             raise Unavailable(one_line(exc)) from None
 
-    def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
+    def claim_seat(self, change: Change, name: str, token_hash: str, player_id: str | None) -> None:
         """An invited player takes a seat, once; the game's version counts it and the other
         servers are told."""
         with self.transaction() as conn:
@@ -220,13 +238,24 @@ class PostgresTables:
                 "UPDATE server_game SET version = version + 1 WHERE id = %s", (change.game,)
             )
             taken = conn.execute(
-                "UPDATE server_seat SET name = %s, token_hash = %s, invite_hash = NULL"
+                "UPDATE server_seat SET name = %s, token_hash = %s, invite_hash = NULL, player_id = %s"
                 " WHERE game_id = %s AND seat = %s AND invite_hash IS NOT NULL",
-                (name, token_hash, change.game, change.seat),
+                (name, token_hash, player_id, change.game, change.seat),
             ).rowcount
             if taken != 1:
                 raise Refused("this seat was taken meanwhile (ask for a new link)")
+            if change.clock is not None:  # the last seat taken: the clock starts
+                conn.execute(CLOCK_STARTED, (change.clock, change.deadline, change.game))
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, change.payload()))
+
+    def people(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(sql, *args)`` in one transaction (players and ratings: storage/people.py)."""
+        with self.transaction() as conn:
+            return work(Sql(conn), *args)
+
+    def deadlines(self) -> list[tuple[str, float, int]]:
+        with self.transaction() as conn:
+            return [(g, float(d), int(v)) for g, d, v in conn.execute(DEADLINES_QUERY).fetchall()]
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
         with self.transaction() as conn:
@@ -374,7 +403,7 @@ class Committer:
                         done.set_result(written)
 
 
-class PostgresStorage:
+class PostgresStorage(PeopleCalls, PostgresLobbyCalls):
     """Servers sharing one PostgreSQL database: changes stored first, by compare-and-set."""
 
     def __init__(self, url: str, *, lease: float = 15.0) -> None:
@@ -386,6 +415,7 @@ class PostgresStorage:
         self.tables: PostgresTables | None = None
         self.committer = Committer(self._commit_changes)
         self._beat: asyncio.Task[None] | None = None
+        self.lobby = PostgresLobby(EPOCH)
 
     async def run(self, call: Callable[..., T], *args: Any) -> T:
         """``call(*args)`` in the database's thread."""
@@ -427,6 +457,9 @@ class PostgresStorage:
     def counts(self) -> dict[str, int]:
         return {"transactions": self.committer.batches, "changes": self.committer.written, "waiting": 0}
 
+    async def people(self, work: Callable[..., T], *args: Any) -> T:
+        return await self.run(self._tables.people, work, *args)
+
     async def create_game(self, game: StoredGame, thinker: str | None) -> bool:
         await self.run(self._tables.create_game, game, thinker)
         return thinker is not None
@@ -445,12 +478,17 @@ class PostgresStorage:
         saved.set_result(change.version)
         return Stored(change.thinker is not None, saved)
 
-    async def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
+    async def claim_seat(
+        self, change: Change, name: str, token_hash: str, player_id: str | None = None
+    ) -> None:
         change.origin = self.instance
-        await self.run(self._tables.claim_seat, change, name, token_hash)
+        await self.run(self._tables.claim_seat, change, name, token_hash, player_id)
 
     async def claim_thinking(self, game_id: str, version: int) -> bool:
         return await self.run(self._tables.claim_thinking, game_id, version, self.instance)
+
+    async def deadlines(self) -> list[tuple[str, float, int]]:
+        return await self.run(self._tables.deadlines)
 
     async def versions(self, game_ids: list[str]) -> dict[str, int]:
         return await self.run(self._tables.versions, game_ids)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dorf.server.storage.base import DamagedGame, StoredGame, StoredSeat
+from dorf.server.storage.lobby import SCHEMA_STEP as LOBBY_STEP
+from dorf.server.storage.people import SCHEMA_STEP as PLAYERS_STEP
 
 SCHEMA: tuple[str, ...] = (
     """
@@ -84,16 +86,39 @@ SCHEMA: tuple[str, ...] = (
     CREATE TABLE server_hit (key TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
     CREATE INDEX server_hit_by_key ON server_hit (key, at)
     """,
+    # The lobby (issue 31): open games waiting for people, and the seeks of quick pairing.
+    LOBBY_STEP,
+    # Players and ratings (issue 31): players, their sessions, passwords, API tokens, ratings
+    # and rating history; which player holds a seat, and whether a game is rated.
+    PLAYERS_STEP,
+    # Clocks (issue 31): a game's clock ("5+3", "3d"), its state as of the last change, the
+    # earliest deadline of its running seats (seconds since 1970: the timers read the unfinished
+    # games' at start), and how it ended if not by its last decision (time, resign, aborted).
+    """
+    ALTER TABLE server_game ADD COLUMN clock TEXT;
+    ALTER TABLE server_game ADD COLUMN clock_state TEXT;
+    ALTER TABLE server_game ADD COLUMN deadline DOUBLE PRECISION;
+    ALTER TABLE server_game ADD COLUMN end_reason TEXT CHECK (end_reason IN ('time', 'resign', 'aborted'));
+    ALTER TABLE server_game ADD COLUMN end_winner INTEGER;
+    CREATE INDEX server_game_by_deadline ON server_game (finished, deadline)
+    """,
 )
+
+#: A new game's clock; the clock started when the last seat is taken.
+CLOCK_CREATED = "UPDATE server_game SET clock = %s, clock_state = %s, deadline = %s WHERE id = %s"
+CLOCK_STARTED = "UPDATE server_game SET clock_state = %s, deadline = %s WHERE id = %s AND finished = 0"
+#: The unfinished games whose clocks run: ``(id, deadline, version)``.
+DEADLINES_QUERY = "SELECT id, deadline, version FROM server_game WHERE finished = 0 AND deadline IS NOT NULL"
 
 
 #: How a stored game is read (``%s`` for its id), the same on SQLite and PostgreSQL.
 GAME_QUERY = (
-    "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version"
+    "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version, rated,"
+    " clock, clock_state, deadline, end_reason, end_winner"
     " FROM server_game WHERE id = %s"
 )
 SEATS_QUERY = (
-    "SELECT seat, kind, name, player, token_hash, invite_hash FROM server_seat"
+    "SELECT seat, kind, name, player, token_hash, invite_hash, player_id FROM server_seat"
     " WHERE game_id = %s ORDER BY seat"
 )
 DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_id = %s ORDER BY number"
@@ -101,7 +126,7 @@ DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_
 
 def game_rows(game: StoredGame) -> tuple[Any, ...]:
     """The values of a new game's row: id, mode, tileset, seed, undo, practice, first, created,
-    updated, seed_chosen."""
+    updated, seed_chosen, rated."""
     return (
         game.id,
         game.mode,
@@ -113,12 +138,16 @@ def game_rows(game: StoredGame) -> tuple[Any, ...]:
         game.created,
         game.created,
         int(game.seed_chosen),
+        int(game.rated),
     )
 
 
 def seat_rows(game: StoredGame) -> list[tuple[Any, ...]]:
     """The rows of a new game's seats."""
-    return [(game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash) for s in game.seats]
+    return [
+        (game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash, s.player_id)
+        for s in game.seats
+    ]
 
 
 def stored_game(
@@ -126,7 +155,8 @@ def stored_game(
 ) -> StoredGame:
     """A game from its rows (of :data:`GAME_QUERY`, :data:`SEATS_QUERY` and
     :data:`DECISIONS_QUERY`); raises :class:`DamagedGame` if they do not make one."""
-    gid, mode, tileset, seed, practice, created, finished, first, chosen, version = row
+    gid, mode, tileset, seed, practice, created, finished, first, chosen, version, rated = row[:11]
+    clock, clock_state, deadline, end, winner = row[11:16]  # the clock's columns
     game = StoredGame(
         gid,
         mode,
@@ -140,9 +170,10 @@ def stored_game(
         first,
         bool(chosen),
         version,
+        rated=bool(rated),
     )
-    for seat, kind, name, player, token_hash, invite_hash in seats:
-        game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash))
+    for seat, kind, name, player, token_hash, invite_hash, player_id in seats:
+        game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash, player_id))
     if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
         raise DamagedGame("its seats are missing or out of order")
     for expected, (number, text, key) in enumerate(decisions, 1):
@@ -157,4 +188,6 @@ def stored_game(
         game.decisions.append(decision)
         game.keys.append(key)
     game.version = max(game.version, len(game.decisions))
+    game.clock, game.clock_state, game.deadline = clock, clock_state, deadline
+    game.end, game.winner = end, winner
     return game

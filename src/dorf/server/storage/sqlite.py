@@ -20,6 +20,7 @@ server always thinks for its own computer seats.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import sqlite3
 import time
@@ -31,8 +32,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dorf.db import connect, migrate, transaction
+from dorf.server.lobby.pairing import Seek
 from dorf.server.storage.base import (
+    END,
     MOVE,
+    UNDO,
     Change,
     Client,
     DamagedGame,
@@ -44,7 +48,10 @@ from dorf.server.storage.base import (
     decision_text,
     now,
 )
+from dorf.server.storage.lobby import Choose, OpenGame, Pool, SqliteLobby, player_games
+from dorf.server.storage.people import PeopleCalls, Sql
 from dorf.server.storage.schema import (
+    DEADLINES_QUERY,
     DECISIONS_QUERY,
     GAME_QUERY,
     SCHEMA,
@@ -126,15 +133,21 @@ class SqliteTables:
         with transaction(self.conn):
             self.conn.execute(
                 "INSERT INTO server_game"
-                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen, rated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 game_rows(game),
             )
             self.conn.executemany(
-                "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO server_seat"
+                " (game_id, seat, kind, name, player, token_hash, invite_hash, player_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 seat_rows(game),
             )
+            if game.clock is not None:
+                self.conn.execute(
+                    "UPDATE server_game SET clock = ?, clock_state = ?, deadline = ? WHERE id = ?",
+                    (game.clock, game.clock_state, game.deadline, game.id),
+                )
 
     def write_changes(self, changes: Sequence[Change]) -> None:
         """Write changes of games in order, all in one transaction (all or nothing); a change to a
@@ -160,11 +173,13 @@ class SqliteTables:
                             change.key,
                         ),
                     )
-                else:
+                elif change.kind == UNDO:
                     self.conn.execute(
                         "DELETE FROM server_decision WHERE game_id = ? AND number > ?", (game_id, change.keep)
                     )
-                touched[game_id] = (change.kind == MOVE and change.finished, change.version)
+                if change.clock is not None or change.kind == END:  # the clock, and an end by it
+                    self.set_clock(game_id, change)
+                touched[game_id] = (change.kind in (MOVE, END) and change.finished, change.version)
             for game_id, (done, version) in touched.items():  # and a finished game refuses them all
                 changed = self.conn.execute(
                     "UPDATE server_game SET updated = ?, finished = ?, version = max(version, ?)"
@@ -175,16 +190,33 @@ class SqliteTables:
                     self._unfinished(game_id)  # raises why
                     raise sqlite3.IntegrityError(f"game {game_id} could not be changed")
 
-    def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
+    def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str, player_id: str | None) -> None:
         """An invited player takes a seat: the invitation is used up, the token set (once)."""
         with transaction(self.conn):
             taken = self.conn.execute(
-                "UPDATE server_seat SET name = ?, token_hash = ?, invite_hash = NULL"
+                "UPDATE server_seat SET name = ?, token_hash = ?, invite_hash = NULL, player_id = ?"
                 " WHERE game_id = ? AND seat = ? AND invite_hash IS NOT NULL",
-                (name, token_hash, game_id, seat),
+                (name, token_hash, player_id, game_id, seat),
             ).rowcount
             if taken != 1:
                 raise sqlite3.IntegrityError("this seat was taken meanwhile (ask for a new link)")
+
+    def set_clock(self, game_id: str, change: Change) -> None:
+        """Store a game's clock and deadline as of ``change``, and an end other than by its last
+        decision (time, resign, abort)."""
+        self.conn.execute(
+            "UPDATE server_game SET clock_state = coalesce(?, clock_state), deadline = ?,"
+            " end_reason = coalesce(?, end_reason), end_winner = coalesce(?, end_winner)"
+            " WHERE id = ? AND finished = 0",
+            (change.clock, change.deadline, change.end, change.winner, game_id),
+        )
+
+    def clock_started(self, change: Change) -> None:
+        with transaction(self.conn):
+            self.set_clock(change.game, change)
+
+    def deadlines(self) -> list[tuple[str, float, int]]:
+        return [(gid, float(d), int(v)) for gid, d, v in self.conn.execute(DEADLINES_QUERY)]
 
     def _unfinished(self, game_id: str) -> None:
         row = self.conn.execute("SELECT finished FROM server_game WHERE id = ?", (game_id,)).fetchone()
@@ -192,6 +224,11 @@ class SqliteTables:
             raise sqlite3.IntegrityError(f"there is no game {game_id}")
         if row[0]:
             raise sqlite3.IntegrityError(f"game {game_id} is over: a finished game never changes")
+
+    def people(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(sql, *args)`` in one transaction (players and ratings: storage/people.py)."""
+        with transaction(self.conn):
+            return work(Sql(self.conn, "?", ""), *args)
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One stored game with its seats and decisions; None if there is none.  Raises
@@ -211,7 +248,7 @@ class SqliteTables:
         return stored_game(row, seats, decisions)
 
 
-class SqliteStorage:
+class SqliteStorage(PeopleCalls):
     """A server alone on a SQLite file: changes written behind, clients and limits counted here."""
 
     #: Nobody else thinks for this server's games: its lease never runs out.
@@ -225,6 +262,7 @@ class SqliteStorage:
         self.writer = Writer(self._write, grace)
         self._clients: dict[tuple[str, int], Client] = {}
         self._limits: dict[int, CreationLimit] = {}
+        self.lobby = SqliteLobby()
 
     async def run(self, call: Callable[..., T], *args: Any) -> T:
         """``call(*args)`` in the database's thread (SQLite's errors as the storage's own)."""
@@ -253,6 +291,9 @@ class SqliteStorage:
         writer = self.writer
         return {"transactions": writer.batches, "changes": writer.written, "waiting": writer.waiting}
 
+    async def people(self, work: Callable[..., T], *args: Any) -> T:
+        return await self.run(self._tables.people, work, *args)
+
     async def create_game(self, game: StoredGame, thinker: str | None) -> bool:
         await self.run(self._tables.create_game, game)
         return True
@@ -266,11 +307,18 @@ class SqliteStorage:
     async def commit(self, change: Change) -> Stored:
         return Stored(True, self.writer.add(change))
 
-    async def claim_seat(self, change: Change, name: str, token_hash: str) -> None:
-        await self.run(self._tables.claim_seat, change.game, change.seat, name, token_hash)
+    async def claim_seat(
+        self, change: Change, name: str, token_hash: str, player_id: str | None = None
+    ) -> None:
+        await self.run(self._tables.claim_seat, change.game, change.seat, name, token_hash, player_id)
+        if change.clock is not None:  # the last seat taken: the clock starts
+            await self.run(self._tables.clock_started, change)
 
     async def claim_thinking(self, game_id: str, version: int) -> bool:
         return True
+
+    async def deadlines(self) -> list[tuple[str, float, int]]:
+        return await self.run(self._tables.deadlines)
 
     async def versions(self, game_ids: list[str]) -> dict[str, int]:
         return {}  # nobody else changes this server's games
@@ -297,3 +345,38 @@ class SqliteStorage:
         if limit is None:
             limit = self._limits[per_minute] = CreationLimit(per_minute)
         return limit.wait(key, time.monotonic())
+
+    # --- the lobby: one server alone, its seeks in memory (storage/lobby.py) -------------------
+
+    async def lobby_seek(self, seek: Seek, limit: int) -> Seek | None:
+        stamped = dataclasses.replace(seek, since=time.time())
+        added = await self.run(lambda: self.lobby.add_seek(self._tables.conn, stamped, limit))
+        return stamped if added else None
+
+    async def lobby_unseek(self, seek_id: str) -> None:
+        await self.run(self.lobby.drop_seek, seek_id)  # the seeks are the database thread's
+
+    async def lobby_count(self, player: str) -> int:
+        return await self.run(lambda: self.lobby.count(self._tables.conn, player))
+
+    async def lobby_pair(self, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
+        return await self.run(lambda: self.lobby.pair(pool, choose, time.time()))
+
+    async def lobby_sweep(self) -> None:
+        """Nothing: a seek here ends with its socket, on this server."""
+
+    async def lobby_open(self, entry: OpenGame, limit: int) -> bool:
+        stamped = dataclasses.replace(entry, since=time.time())
+        return await self.run(lambda: self.lobby.add_open(self._tables.conn, stamped, limit))
+
+    async def lobby_seats(self, game_id: str, free: int) -> bool:
+        return await self.run(lambda: self.lobby.set_free(self._tables.conn, game_id, free))
+
+    async def lobby_games(self) -> list[OpenGame]:
+        return await self.run(lambda: self.lobby.open_games(self._tables.conn))
+
+    async def lobby_tell(self, payload: str) -> None:
+        """Nothing: there is no other server to tell."""
+
+    async def player_games(self, player: str, limit: int) -> list[str]:
+        return await self.run(lambda: player_games(self._tables.conn, player, limit, sqlite=True))

@@ -1,0 +1,1136 @@
+/* dorf.rl._vector: the batched environments' step in C (dorf.rl.vector).
+ *
+ * A Batch holds N solo games of the Board Game.  The deals are made in Python
+ * (dorf.rl.vector: the engine's shuffle, the markers each task tile will get) and handed
+ * over with Batch.deal; Batch.step then plays one action in every game without a line of
+ * Python per game: it places the tile through the game's play area (the engine's own
+ * PlayArea, compiled or pure, reached through its methods: push, legal_moves,
+ * surroundings, tile_figures, tasks, flag_figures), reveals the next tile by the reveal rule
+ * (rules notes 13 and 14; a tile that fits nowhere is set aside, rule 10), scores the pad,
+ * and writes the action mask, the observation planes of dorf.rl.planes (each game's area
+ * planes brought up to date with the new tile, the constant planes from their values) and
+ * the reward and end flags into the numpy arrays it was given.  The rules stay in the
+ * engine: the legality, the groups and the tasks are the play area's; this file keeps the
+ * game's flow (which stack the next tile comes from) as dorf.games.seat.Seat.reveal does.
+ * Standard library and CPython API only.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SPAN 256
+#define LETTER_COUNT 9
+#define GROUPS 6
+#define MARKER_KINDS 7
+#define OPENING_TASK_TURNS 3
+#define ACTIVE_TASKS 3
+
+static const int DELTA[6] = {-SPAN, -SPAN + 1, 1, SPAN, SPAN - 1, -1};
+static const char LETTERS[] = "FGVMRTLPX";
+static const char FLAGS[] = "FGVX";
+
+/* The core's C interface (dorf.rules._accel._api), when the areas are compiled ones. */
+typedef struct {
+    int version;
+    PyTypeObject *area_type;
+    int (*node_figures)(PyObject *area, int32_t tile, int index, int32_t *size, int32_t *open);
+    int (*closed_flags)(PyObject *area, long *total); /* version 2 */
+} AccelAPIType;
+
+static PyObject *s_push, *s_legal_moves, *s_surroundings, *s_tile_figures, *s_tasks,
+    *s_flag_figures, *s_active_count, *s_longest_river, *s_longest_track, *s_cell, *s_spec, *s_status,
+    *s_letters, *s_figures, *kw_push;
+
+typedef struct {
+    PyObject *task; /* strong */
+    PyObject *spec; /* strong */
+    PyObject *letter; /* strong, or NULL: sized by the Python function */
+    int cell, type, value, spot, scores;
+} OpenTask;
+
+typedef struct {
+    PyObject *area;
+    int *tasks;        /* tile ids, top last */
+    PyObject **specs;  /* strong, per task position */
+    float *task_fill;  /* per task position, the table values of that tile and task */
+    int *marker_slot;  /* per task position, the marker kind it draws, or -1 */
+    int ntasks;
+    int *lands;
+    int nlands;
+    int turns, revealed, over, spec_pos;
+    int count, tasks_seen;
+    int *src, *dst, *val; /* val: the figure last written there (the planes of N games do not
+                             stay in cache: a figure is written again only when it changed) */
+    int npairs;
+    OpenTask *open;
+    int nopen, capopen;
+    int unseen[LETTER_COUNT];
+    int markers[MARKER_KINDS];
+    long completed;
+    long score;
+} Env;
+
+typedef struct {
+    PyObject_HEAD
+    int n, tiles, table, actions, cells, wsize, stride, block, full_start, fpt, illegal_raise;
+    int area_count, origin;
+    Py_buffer bufs[14];
+    int nbufs;
+    float *grid, *values, *written;
+    signed char *masks;
+    double *rewards;
+    unsigned char *terminated, *truncated, *illegal, *autoreset;
+    long long *score, *turn, *outside;
+    int *lookup, *wcells, *spot, *lcount;
+    unsigned char *classes;
+    int *letter_mask;
+    float *land_fill;
+    PyObject *faces, *flags, *open_status, *completed_status, *failed_status, *type_index, *scoring,
+        *letter_of, *task_size;
+    int planes[8]; /* tile, frontier, edge0, open0, flag0, completed, failed, size */
+    int type_plane[MARKER_KINDS];
+    int group[GROUPS][3]; /* column, size plane, open plane */
+    int slot_left_lands, slot_left_tasks, slot_turn, slot_markers, slot_unseen;
+    int unseen0[LETTER_COUNT], markers0[MARKER_KINDS];
+    Env *envs;
+    const AccelAPIType *api; /* or NULL */
+    PyObject *capsule;
+} Batch;
+
+static void
+env_clear(Env *e)
+{
+    Py_CLEAR(e->area);
+    for (int k = 0; k < e->ntasks; k++)
+        Py_CLEAR(e->specs[k]);
+    for (int k = 0; k < e->nopen; k++) {
+        Py_CLEAR(e->open[k].task);
+        Py_CLEAR(e->open[k].spec);
+        Py_CLEAR(e->open[k].letter);
+    }
+    e->nopen = 0;
+    e->ntasks = 0;
+}
+
+static void
+Batch_dealloc(Batch *self)
+{
+    if (self->envs != NULL) {
+        for (int i = 0; i < self->n; i++) {
+            Env *e = &self->envs[i];
+            /* the task specs still on the stack and the ones already drawn (kept to the end) */
+            for (int k = 0; k < self->tiles; k++)
+                if (e->specs)
+                    Py_CLEAR(e->specs[k]);
+            e->ntasks = 0;
+            env_clear(e);
+            PyMem_Free(e->tasks);
+            PyMem_Free(e->specs);
+            PyMem_Free(e->task_fill);
+            PyMem_Free(e->marker_slot);
+            PyMem_Free(e->lands);
+            PyMem_Free(e->src);
+            PyMem_Free(e->dst);
+            PyMem_Free(e->val);
+            PyMem_Free(e->open);
+        }
+        PyMem_Free(self->envs);
+    }
+    for (int b = 0; b < self->nbufs; b++)
+        PyBuffer_Release(&self->bufs[b]);
+    PyMem_Free(self->spot);
+    PyMem_Free(self->classes);
+    PyMem_Free(self->letter_mask);
+    PyMem_Free(self->land_fill);
+    Py_XDECREF(self->faces);
+    Py_XDECREF(self->flags);
+    Py_XDECREF(self->open_status);
+    Py_XDECREF(self->completed_status);
+    Py_XDECREF(self->failed_status);
+    Py_XDECREF(self->type_index);
+    Py_XDECREF(self->scoring);
+    Py_XDECREF(self->letter_of);
+    Py_XDECREF(self->task_size);
+    Py_XDECREF(self->capsule);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static void *
+take(Batch *self, PyObject *obj, Py_ssize_t bytes, int writable)
+{
+    Py_buffer *b = &self->bufs[self->nbufs];
+    if (PyObject_GetBuffer(obj, b, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0)
+        return NULL;
+    self->nbufs++;
+    if (b->len < bytes) {
+        PyErr_Format(PyExc_ValueError, "a buffer of %zd bytes where %zd are needed", b->len, bytes);
+        return NULL;
+    }
+    return b->buf;
+}
+
+static int
+ints(PyObject *seq, int *out, int count)
+{
+    PyObject *fast = PySequence_Fast(seq, "a sequence of integers");
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != count) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%d integers expected", count);
+        return -1;
+    }
+    for (int k = 0; k < count; k++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[k] = (int)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* Batch(n, arrays, window, tiles, layout, table, engine) -- built by dorf.rl.vector only. */
+static PyObject *
+Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    int n, full_start, illegal_raise;
+    PyObject *arrays, *window, *tiles, *layout, *table, *engine, *capsule;
+    if (!PyArg_ParseTuple(args, "iiiOOOOOOO", &n, &full_start, &illegal_raise, &arrays, &window, &tiles,
+                          &layout, &table, &engine, &capsule))
+        return NULL;
+    Batch *self = (Batch *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    if (capsule != Py_None) {
+        const AccelAPIType *api = PyCapsule_GetPointer(capsule, "dorf.rules._accel._api");
+        if (api == NULL)
+            goto fail;
+        if (api->version >= 1) {
+            self->api = api;
+            self->capsule = Py_NewRef(capsule);
+        }
+    }
+    self->n = n;
+    self->full_start = full_start;
+    self->illegal_raise = illegal_raise;
+    /* window: (cells of the grid, actions, lookup int32, window cells int32, spots int32) */
+    PyObject *lookup, *wcells, *spots;
+    if (!PyArg_ParseTuple(window, "iiOOO", &self->cells, &self->actions, &lookup, &wcells, &spots))
+        goto fail;
+    self->wsize = self->actions / 6;
+    /* layout: (planes in the grid array, the 8 area planes, the 7 task type planes, 6 groups x 3, fpt) */
+    PyObject *area_planes, *type_planes, *groups;
+    int grid_planes;
+    if (!PyArg_ParseTuple(layout, "iiiOOOi", &grid_planes, &self->area_count, &self->origin, &area_planes,
+                          &type_planes, &groups, &self->fpt))
+        goto fail;
+    if (ints(area_planes, self->planes, 8) < 0 || ints(type_planes, self->type_plane, MARKER_KINDS) < 0 ||
+        ints(groups, &self->group[0][0], GROUPS * 3) < 0)
+        goto fail;
+    self->stride = grid_planes * self->cells;
+    self->block = self->cells; /* the area's planes follow the window plane */
+    /* table: (values, first slots: left landscapes, left tasks, turn, markers, unseen; unseen0, markers0) */
+    PyObject *unseen0, *markers0;
+    if (!PyArg_ParseTuple(table, "iiiiiiOO", &self->table, &self->slot_left_lands, &self->slot_left_tasks,
+                          &self->slot_turn, &self->slot_markers, &self->slot_unseen, &unseen0, &markers0))
+        goto fail;
+    if (ints(unseen0, self->unseen0, LETTER_COUNT) < 0 || ints(markers0, self->markers0, MARKER_KINDS) < 0)
+        goto fail;
+    /* tiles: (count, faces, flags, classes bytes, letter masks int32, landscape fills float32) */
+    PyObject *classes, *letter_mask, *land_fill, *faces, *flags;
+    if (!PyArg_ParseTuple(tiles, "iO!O!OOO", &self->tiles, &PyTuple_Type, &faces, &PyTuple_Type, &flags,
+                          &classes, &letter_mask, &land_fill))
+        goto fail;
+    self->faces = Py_NewRef(faces);
+    self->flags = Py_NewRef(flags);
+    /* engine: (OPEN, COMPLETED, FAILED, type index, scoring types, letter of a type, task size) */
+    PyObject *st_open, *st_completed, *st_failed, *type_index, *scoring, *letter_of, *task_size;
+    if (!PyArg_ParseTuple(engine, "OOOO!O!O!O", &st_open, &st_completed, &st_failed, &PyDict_Type,
+                          &type_index, &PySet_Type, &scoring, &PyDict_Type, &letter_of, &task_size))
+        goto fail;
+    self->open_status = Py_NewRef(st_open);
+    self->completed_status = Py_NewRef(st_completed);
+    self->failed_status = Py_NewRef(st_failed);
+    self->type_index = Py_NewRef(type_index);
+    self->scoring = Py_NewRef(scoring);
+    self->letter_of = Py_NewRef(letter_of);
+    self->task_size = Py_NewRef(task_size);
+    /* arrays: grid, values, written, masks, rewards, terminated, truncated, illegal, autoreset,
+       score, turn, outside */
+    PyObject *a[12];
+    if (!PyArg_ParseTuple(arrays, "OOOOOOOOOOOO", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7],
+                          &a[8], &a[9], &a[10], &a[11]))
+        goto fail;
+    Py_ssize_t N = n;
+    if (!(self->grid = take(self, a[0], N * self->stride * 4, 1)) ||
+        !(self->values = take(self, a[1], N * self->table * 4, 1)) ||
+        !(self->written = take(self, a[2], N * self->table * 4, 1)) ||
+        !(self->masks = take(self, a[3], N * self->actions, 1)) ||
+        !(self->rewards = take(self, a[4], N * 8, 1)) ||
+        !(self->terminated = take(self, a[5], N, 1)) || !(self->truncated = take(self, a[6], N, 1)) ||
+        !(self->illegal = take(self, a[7], N, 1)) || !(self->autoreset = take(self, a[8], N, 1)) ||
+        !(self->score = take(self, a[9], N * 8, 1)) || !(self->turn = take(self, a[10], N * 8, 1)) ||
+        !(self->outside = take(self, a[11], N * 8, 1)))
+        goto fail;
+    /* 14 buffers at most: the 12 arrays and two of the window's (the third below) */
+    if (!(self->lookup = take(self, lookup, (Py_ssize_t)SPAN * SPAN * 4, 0)) ||
+        !(self->wcells = take(self, wcells, (Py_ssize_t)self->wsize * 4, 0)))
+        goto fail;
+    /* the rest are copied: the spots, classes, letter masks and landscape fills */
+    {
+        Py_buffer b;
+        if (PyObject_GetBuffer(spots, &b, PyBUF_SIMPLE) < 0)
+            goto fail;
+        self->spot = PyMem_Malloc((size_t)self->wsize * 4);
+        int ok = self->spot != NULL && b.len >= (Py_ssize_t)self->wsize * 4;
+        if (ok)
+            memcpy(self->spot, b.buf, (size_t)self->wsize * 4);
+        PyBuffer_Release(&b);
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "bad spots");
+            goto fail;
+        }
+        if (PyObject_GetBuffer(classes, &b, PyBUF_SIMPLE) < 0)
+            goto fail;
+        self->classes = PyMem_Malloc((size_t)self->tiles * 6);
+        ok = self->classes != NULL && b.len >= (Py_ssize_t)self->tiles * 6;
+        if (ok)
+            memcpy(self->classes, b.buf, (size_t)self->tiles * 6);
+        PyBuffer_Release(&b);
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "bad classes");
+            goto fail;
+        }
+        if (PyObject_GetBuffer(letter_mask, &b, PyBUF_SIMPLE) < 0)
+            goto fail;
+        self->letter_mask = PyMem_Malloc((size_t)self->tiles * 4);
+        ok = self->letter_mask != NULL && b.len >= (Py_ssize_t)self->tiles * 4;
+        if (ok)
+            memcpy(self->letter_mask, b.buf, (size_t)self->tiles * 4);
+        PyBuffer_Release(&b);
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "bad letter masks");
+            goto fail;
+        }
+        if (PyObject_GetBuffer(land_fill, &b, PyBUF_SIMPLE) < 0)
+            goto fail;
+        self->land_fill = PyMem_Malloc((size_t)self->tiles * self->table * 4);
+        ok = self->land_fill != NULL && b.len >= (Py_ssize_t)self->tiles * self->table * 4;
+        if (ok)
+            memcpy(self->land_fill, b.buf, (size_t)self->tiles * self->table * 4);
+        PyBuffer_Release(&b);
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "bad landscape fills");
+            goto fail;
+        }
+    }
+    if (self->tiles < 1 || self->table < 1 || self->cells < 1 || self->wsize < 1) {
+        PyErr_SetString(PyExc_ValueError, "empty batch layout");
+        goto fail;
+    }
+    if (PyTuple_GET_SIZE(self->faces) != self->tiles || PyTuple_GET_SIZE(self->flags) != self->tiles) {
+        PyErr_SetString(PyExc_ValueError, "faces and flags: one per tile");
+        goto fail;
+    }
+    self->envs = PyMem_Calloc((size_t)n, sizeof(Env));
+    if (self->envs == NULL)
+        goto nomem;
+    for (int i = 0; i < n; i++) {
+        Env *e = &self->envs[i];
+        e->tasks = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+        e->specs = PyMem_Calloc((size_t)self->tiles, sizeof(PyObject *));
+        e->task_fill = PyMem_Malloc((size_t)self->tiles * self->table * sizeof(float));
+        e->marker_slot = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+        e->lands = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+        e->src = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+        e->dst = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+        e->val = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+        if (!e->tasks || !e->specs || !e->task_fill || !e->marker_slot || !e->lands || !e->src || !e->dst ||
+            !e->val)
+            goto nomem;
+        e->revealed = -1;
+        e->over = 1;
+    }
+    return (PyObject *)self;
+nomem:
+    PyErr_NoMemory();
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static inline long
+int_attr(PyObject *obj, PyObject *name, int *ok)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) {
+        *ok = 0;
+        return 0;
+    }
+    long out = PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (out == -1 && PyErr_Occurred())
+        *ok = 0;
+    return out;
+}
+
+/* The mask of game i from its moves (the list of (cell, rotation) pairs the enumerator gives);
+   returns how many moves lie inside the window, or -1. */
+static int
+write_mask(Batch *self, int i, PyObject *moves)
+{
+    signed char *row = self->masks + (Py_ssize_t)i * self->actions;
+    memset(row, 0, (size_t)self->actions);
+    Env *e = &self->envs[i];
+    if (!PyList_Check(moves)) {
+        PyErr_SetString(PyExc_TypeError, "legal_moves: a list of (cell, rotation) pairs expected");
+        return -1;
+    }
+    Py_ssize_t pairs = PyList_GET_SIZE(moves);
+    int inside = 0, outside = 0;
+    const unsigned char *cls = e->revealed >= 0 ? self->classes + 6 * e->revealed : NULL;
+    int plain = 1; /* every rotation its own: one action a move */
+    for (int j = 0; cls != NULL && j < 6; j++)
+        plain &= cls[j] == j;
+    for (Py_ssize_t p = 0; p < pairs; p++) {
+        PyObject *move = PyList_GET_ITEM(moves, p);
+        if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 2) {
+            PyErr_SetString(PyExc_TypeError, "legal_moves: a list of (cell, rotation) pairs expected");
+            return -1;
+        }
+        long cell = PyLong_AsLong(PyTuple_GET_ITEM(move, 0));
+        long rot = PyLong_AsLong(PyTuple_GET_ITEM(move, 1));
+        if ((cell == -1 || rot == -1) && PyErr_Occurred())
+            return -1;
+        int index = (cell >= 0 && cell < SPAN * SPAN) ? self->lookup[cell] : -1;
+        if (index < 0) {
+            outside++;
+            continue;
+        }
+        inside++;
+        if (cls == NULL || rot < 0 || rot > 5)
+            continue;
+        if (plain)
+            row[6 * index + rot] = 1;
+        else
+            for (int j = 0; j < 6; j++)
+                if (cls[j] == rot)
+                    row[6 * index + j] = 1;
+    }
+    self->outside[i] = outside;
+    return inside;
+}
+
+/* Reveal game i's next tile by the rules, setting aside tiles that fit nowhere; then its mask.
+   Returns the moves inside the window, or -1 on an error. */
+static int
+reveal(Batch *self, int i)
+{
+    Env *e = &self->envs[i];
+    int ok = 1;
+    long active = int_attr(e->area, s_active_count, &ok);
+    if (!ok)
+        return -1;
+    while (1) {
+        int number = e->turns + 1;
+        PyObject *spec = Py_None;
+        if (e->ntasks && (number <= OPENING_TASK_TURNS || active < ACTIVE_TASKS)) {
+            int pos = --e->ntasks;
+            e->revealed = e->tasks[pos];
+            e->spec_pos = pos;
+            spec = e->specs[pos];
+            if (e->marker_slot[pos] >= 0)
+                e->markers[e->marker_slot[pos]]--;
+        }
+        else if (e->nlands) {
+            e->revealed = e->lands[--e->nlands];
+            e->spec_pos = -1;
+        }
+        else {
+            e->revealed = -1;
+            e->over = 1;
+            PyObject *none = PyList_New(0);
+            if (none == NULL)
+                return -1;
+            int inside = write_mask(self, i, none);
+            Py_DECREF(none);
+            return inside;
+        }
+        e->turns++;
+        int letters = self->letter_mask[e->revealed];
+        for (int k = 0; k < LETTER_COUNT; k++)
+            if (letters & (1 << k))
+                e->unseen[k]--;
+        PyObject *face = PyTuple_GET_ITEM(self->faces, e->revealed);
+        PyObject *moves = PyObject_CallMethodObjArgs(e->area, s_legal_moves, face, spec, NULL);
+        if (moves == NULL)
+            return -1;
+        Py_ssize_t count = PyObject_Length(moves);
+        if (count < 0) {
+            Py_DECREF(moves);
+            return -1;
+        }
+        if (count > 0) {
+            int inside = write_mask(self, i, moves);
+            Py_DECREF(moves);
+            return inside;
+        }
+        Py_DECREF(moves);
+    }
+}
+
+/* One constant plane.  (Streaming stores, which skip reading the lines first, measured no faster.) */
+static inline void
+fill_plane(float *plane, int cells, float v)
+{
+    int c = 0;
+    for (; c < cells; c++)
+        plane[c] = v;
+}
+
+/* The table values of game i, and in the full layout its constant planes that changed. */
+static void
+write_table(Batch *self, int i)
+{
+    Env *e = &self->envs[i];
+    int T = self->table;
+    float *row = self->values + (Py_ssize_t)i * T;
+    if (e->revealed < 0)
+        memset(row, 0, (size_t)T * sizeof(float));
+    else if (e->spec_pos >= 0)
+        memcpy(row, e->task_fill + (Py_ssize_t)e->spec_pos * T, (size_t)T * sizeof(float));
+    else
+        memcpy(row, self->land_fill + (Py_ssize_t)e->revealed * T, (size_t)T * sizeof(float));
+    double n = (double)self->tiles;
+    row[self->slot_left_lands] = (float)(e->nlands / n);
+    row[self->slot_left_tasks] = (float)(e->ntasks / n);
+    row[self->slot_turn] = (float)((e->turns < self->tiles ? e->turns : self->tiles) / n);
+    for (int k = 0; k < MARKER_KINDS; k++)
+        row[self->slot_markers + k] = (float)(e->markers[k] / n);
+    for (int k = 0; k < LETTER_COUNT; k++)
+        row[self->slot_unseen + k] = (float)(e->unseen[k] / n);
+    if (self->full_start < 0)
+        return;
+    float *written = self->written + (Py_ssize_t)i * T;
+    float *planes = self->grid + (Py_ssize_t)i * self->stride + (Py_ssize_t)self->full_start * self->cells;
+    for (int s = 0; s < T; s++) {
+        if (row[s] == written[s])
+            continue; /* NaN, never written, differs from everything */
+        float v = row[s];
+        fill_plane(planes + (Py_ssize_t)s * self->cells, self->cells, v);
+        written[s] = v;
+    }
+}
+
+/* Game i's area planes after its tile number e->count was placed at cell (face, rot, flag). */
+static int
+mark_tile(Batch *self, int i, int cell, int tile, int rot)
+{
+    Env *e = &self->envs[i];
+    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
+    int C = self->cells;
+    int frontier = self->planes[1] * C, tile_plane = self->planes[0] * C;
+    int edge0 = self->planes[2], open0 = self->planes[3], flag0 = self->planes[4];
+    PyObject *pycell = PyLong_FromLong(cell);
+    if (pycell == NULL)
+        return -1;
+    PyObject *sur = PyObject_CallMethodOneArg(e->area, s_surroundings, pycell);
+    Py_DECREF(pycell);
+    if (sur == NULL)
+        return -1;
+    const char *around = PyUnicode_AsUTF8(sur);
+    if (around == NULL || strlen(around) != 6) {
+        Py_DECREF(sur);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "surroundings: six letters expected");
+        return -1;
+    }
+    for (int d = 0; d < 6; d++) {
+        int near = cell + DELTA[d];
+        int j = (near >= 0 && near < SPAN * SPAN) ? self->lookup[near] : -1;
+        if (j < 0)
+            continue;
+        if (around[d] == '.')
+            blk[frontier + self->spot[j]] = 1.0f;
+        else
+            blk[(open0 + (d + 3) % 6) * C + self->spot[j]] = 0.0f;
+    }
+    int number = e->count++;
+    int index = self->lookup[cell];
+    if (index >= 0) {
+        int here = self->spot[index];
+        blk[frontier + here] = 0.0f;
+        blk[tile_plane + here] = 1.0f;
+        const char *face = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self->faces, tile));
+        if (face == NULL) {
+            Py_DECREF(sur);
+            return -1;
+        }
+        for (int d = 0; d < 6; d++) {
+            const char *at = strchr(LETTERS, face[(d - rot + 6) % 6]);
+            if (at != NULL)
+                blk[(edge0 + LETTER_COUNT * d + (int)(at - LETTERS)) * C + here] = 1.0f;
+            if (around[d] == '.')
+                blk[(open0 + d) * C + here] = 1.0f;
+        }
+        PyObject *flag = PyTuple_GET_ITEM(self->flags, tile);
+        if (flag != Py_None) {
+            const char *f = PyUnicode_AsUTF8(flag);
+            const char *at = f ? strchr(FLAGS, f[0]) : NULL;
+            if (at != NULL)
+                blk[(flag0 + (int)(at - FLAGS)) * C + here] = 1.0f;
+        }
+        /* where its group figures go: read below from tile_figures */
+        e->src[e->npairs] = -1 - number; /* a placeholder: this tile's pairs are found next */
+        e->dst[e->npairs] = here;
+    }
+    Py_DECREF(sur);
+    return index >= 0;
+}
+
+/* How far an open task has come, divided by 10 (dorf.rl.planes._task_size): its group's size
+   for a task of one letter, the Python function for the others (connection, double). */
+static int
+open_task_size(Batch *self, Env *e, const OpenTask *o, double *size)
+{
+    if (o->letter != NULL) {
+        PyObject *pycell = PyLong_FromLong(o->cell);
+        if (pycell == NULL)
+            return -1;
+        PyObject *f = PyObject_CallMethodObjArgs(e->area, s_figures, pycell, o->letter, NULL);
+        Py_DECREF(pycell);
+        if (f == NULL)
+            return -1;
+        if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
+            return -1;
+        }
+        long s = PyLong_AsLong(PyTuple_GET_ITEM(f, 0));
+        Py_DECREF(f);
+        if (s == -1 && PyErr_Occurred())
+            return -1;
+        *size = s / 10.0;
+        return 0;
+    }
+    PyObject *letters = PyObject_GetAttr(o->spec, s_letters);
+    if (letters == NULL)
+        return -1;
+    PyObject *r = PyObject_CallFunction(self->task_size, "OiOOi", e->area, o->cell,
+                                        PyTuple_GET_ITEM(o->spec, 0), letters, o->value);
+    Py_DECREF(letters);
+    if (r == NULL)
+        return -1;
+    *size = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    return (*size == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* Group figures and tasks of game i (fresh: the newest tile is inside the window). */
+static int
+refresh(Batch *self, int i, int fresh)
+{
+    Env *e = &self->envs[i];
+    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
+    int C = self->cells;
+    const AccelAPIType *api = self->api;
+    int direct = api != NULL && PyObject_TypeCheck(e->area, api->area_type);
+    PyObject *raw = NULL;
+    Py_buffer b;
+    const int *fig = NULL;
+    if (!direct) {
+        raw = PyObject_CallMethodNoArgs(e->area, s_tile_figures);
+        if (raw == NULL)
+            return -1;
+        if (PyObject_GetBuffer(raw, &b, PyBUF_SIMPLE) < 0) {
+            Py_DECREF(raw);
+            return -1;
+        }
+        fig = b.buf;
+    }
+    int32_t size, open;
+    if (fresh) {
+        int number = -1 - e->src[e->npairs], here = e->dst[e->npairs];
+        int base = number * self->fpt;
+        int n = e->npairs;
+        for (int g = 0; g < GROUPS; g++) {
+            int column = self->group[g][0];
+            int has = direct ? api->node_figures(e->area, number, (column - 1) / 2, &size, &open) == 0
+                             : fig[base + column] >= 0;
+            if (has) {
+                e->src[n] = base + column;
+                e->dst[n] = self->group[g][1] * C + here;
+                e->src[n + 1] = base + column + 1;
+                e->dst[n + 1] = self->group[g][2] * C + here;
+                e->val[n] = e->val[n + 1] = -1; /* no figure is -1: written below */
+                n += 2;
+            }
+        }
+        e->npairs = n;
+    }
+    if (direct) {
+        for (int k = 0; k < e->npairs; k += 2) { /* a size, then its open edges */
+            int tile = e->src[k] / self->fpt, column = e->src[k] % self->fpt;
+            if (api->node_figures(e->area, tile, (column - 1) / 2, &size, &open) < 0) {
+                PyErr_SetString(PyExc_RuntimeError, "a group figure of a tile that has none");
+                return -1;
+            }
+            if (size != e->val[k]) {
+                blk[e->dst[k]] = (float)(size / 10.0);
+                e->val[k] = size;
+            }
+            if (open != e->val[k + 1]) {
+                blk[e->dst[k + 1]] = (float)(open / 10.0);
+                e->val[k + 1] = open;
+            }
+        }
+    }
+    else {
+        for (int k = 0; k < e->npairs; k++)
+            if (fig[e->src[k]] != e->val[k]) {
+                blk[e->dst[k]] = (float)(fig[e->src[k]] / 10.0);
+                e->val[k] = fig[e->src[k]];
+            }
+        PyBuffer_Release(&b);
+        Py_DECREF(raw);
+    }
+    /* new tasks */
+    PyObject *tasks = PyObject_GetAttr(e->area, s_tasks);
+    if (tasks == NULL)
+        return -1;
+    Py_ssize_t ntasks = PyList_Check(tasks) ? PyList_GET_SIZE(tasks) : -1;
+    if (ntasks < 0) {
+        Py_DECREF(tasks);
+        PyErr_SetString(PyExc_TypeError, "area.tasks: a list expected");
+        return -1;
+    }
+    for (Py_ssize_t t = e->tasks_seen; t < ntasks; t++) {
+        PyObject *task = PyList_GET_ITEM(tasks, t);
+        int ok = 1;
+        int cell = (int)int_attr(task, s_cell, &ok);
+        if (!ok)
+            goto error;
+        PyObject *spec = PyObject_GetAttr(task, s_spec);
+        if (spec == NULL)
+            goto error;
+        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 2) {
+            Py_DECREF(spec);
+            PyErr_SetString(PyExc_TypeError, "a task spec expected");
+            goto error;
+        }
+        PyObject *kind = PyTuple_GET_ITEM(spec, 0);
+        long value = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+        PyObject *type = PyDict_GetItemWithError(self->type_index, kind);
+        if (type == NULL || (value == -1 && PyErr_Occurred())) {
+            Py_DECREF(spec);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "unknown task type");
+            goto error;
+        }
+        if (e->nopen == e->capopen) {
+            int cap = e->capopen ? 2 * e->capopen : 16;
+            OpenTask *grown = PyMem_Realloc(e->open, (size_t)cap * sizeof(OpenTask));
+            if (grown == NULL) {
+                Py_DECREF(spec);
+                PyErr_NoMemory();
+                goto error;
+            }
+            e->open = grown;
+            e->capopen = cap;
+        }
+        OpenTask *o = &e->open[e->nopen++];
+        o->task = Py_NewRef(task);
+        o->spec = spec;
+        o->letter = Py_XNewRef(PyDict_GetItemWithError(self->letter_of, kind));
+        o->cell = cell;
+        o->type = (int)PyLong_AsLong(type);
+        o->value = (int)value;
+        o->scores = PySet_Contains(self->scoring, kind) == 1;
+        int index = (cell >= 0 && cell < SPAN * SPAN) ? self->lookup[cell] : -1;
+        o->spot = index >= 0 ? self->spot[index] : -1;
+        if (o->spot >= 0)
+            blk[self->type_plane[o->type] * C + o->spot] = (float)(value / 10.0);
+    }
+    e->tasks_seen = (int)ntasks;
+    Py_DECREF(tasks);
+    /* open tasks: how far they have come, or done */
+    int kept = 0, k = 0;
+    for (; k < e->nopen; k++) {
+        OpenTask o = e->open[k];
+        PyObject *status = PyObject_GetAttr(o.task, s_status);
+        if (status == NULL)
+            goto stop;
+        Py_DECREF(status); /* the statuses are held by the module that defines them */
+        if (status == self->open_status) {
+            if (o.spot >= 0) {
+                double size;
+                if (open_task_size(self, e, &o, &size) < 0)
+                    goto stop;
+                blk[self->planes[7] * C + o.spot] = (float)size;
+            }
+            e->open[kept++] = o;
+            continue;
+        }
+        if (o.spot >= 0) {
+            blk[self->planes[7] * C + o.spot] = 0.0f;
+            blk[self->planes[status == self->completed_status ? 5 : 6] * C + o.spot] = 1.0f;
+        }
+        if (status == self->completed_status && o.scores)
+            e->completed += o.value;
+        Py_DECREF(o.task);
+        Py_DECREF(o.spec);
+        Py_XDECREF(o.letter);
+    }
+    e->nopen = kept;
+    return 0;
+stop: /* an error at task k: the tasks from k on stay open, after those kept */
+    memmove(&e->open[kept], &e->open[k], (size_t)(e->nopen - k) * sizeof(OpenTask));
+    e->nopen = kept + (e->nopen - k);
+    return -1;
+error:
+    Py_DECREF(tasks);
+    return -1;
+}
+
+/* The score pad's total of game i (score_coop): tasks, flags, the longest track and river. */
+static long
+score_of(Batch *self, Env *e)
+{
+    int ok = 1;
+    long total = e->completed + int_attr(e->area, s_longest_track, &ok);
+    total += int_attr(e->area, s_longest_river, &ok);
+    if (!ok)
+        return -1;
+    long closed;
+    if (self->api != NULL && self->api->version >= 2 && PyObject_TypeCheck(e->area, self->api->area_type) &&
+        self->api->closed_flags(e->area, &closed) == 0)
+        return total + closed;
+    PyObject *flags = PyObject_CallMethodNoArgs(e->area, s_flag_figures);
+    if (flags == NULL)
+        return -1;
+    PyObject *fast = PySequence_Fast(flags, "flag figures");
+    Py_DECREF(flags);
+    if (fast == NULL)
+        return -1;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(fast, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_TypeError, "flag_figures: (size, open) pairs expected");
+            return -1;
+        }
+        long size = PyLong_AsLong(PyTuple_GET_ITEM(pair, 0));
+        long open = PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+        if (open == 0)
+            total += size;
+    }
+    Py_DECREF(fast);
+    if (PyErr_Occurred())
+        return -1;
+    return total;
+}
+
+/* deal(i, area, task_ids int32, specs list, task_fills float32, marker_slots int32, landscape_ids int32) */
+static PyObject *
+Batch_deal(Batch *self, PyObject *args)
+{
+    int i;
+    PyObject *area, *task_ids, *specs, *fills, *slots, *lands;
+    if (!PyArg_ParseTuple(args, "iOOO!OOO", &i, &area, &task_ids, &PyList_Type, &specs, &fills, &slots,
+                          &lands))
+        return NULL;
+    if (i < 0 || i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "no such environment");
+        return NULL;
+    }
+    Env *e = &self->envs[i];
+    for (int k = 0; k < self->tiles; k++)
+        Py_CLEAR(e->specs[k]);
+    e->ntasks = 0;
+    env_clear(e);
+    Py_buffer b;
+    Py_ssize_t nt = PyList_GET_SIZE(specs);
+    if (nt > self->tiles) {
+        PyErr_SetString(PyExc_ValueError, "more tasks than tiles");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(task_ids, &b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int ok = b.len == nt * 4;
+    if (ok)
+        memcpy(e->tasks, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (PyObject_GetBuffer(fills, &b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    ok = ok && b.len == nt * self->table * 4;
+    if (ok)
+        memcpy(e->task_fill, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (PyObject_GetBuffer(slots, &b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    ok = ok && b.len == nt * 4;
+    if (ok)
+        memcpy(e->marker_slot, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (PyObject_GetBuffer(lands, &b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    ok = ok && b.len <= self->tiles * 4;
+    if (ok) {
+        memcpy(e->lands, b.buf, (size_t)b.len);
+        e->nlands = (int)(b.len / 4);
+    }
+    PyBuffer_Release(&b);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a deal of the wrong size");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < nt; k++)
+        e->specs[k] = Py_NewRef(PyList_GET_ITEM(specs, k));
+    e->ntasks = (int)nt;
+    e->area = Py_NewRef(area);
+    e->turns = 0;
+    e->over = 0;
+    e->revealed = -1;
+    e->count = 0;
+    e->tasks_seen = 0;
+    e->npairs = 0;
+    e->completed = 0;
+    e->score = 0;
+    memcpy(e->unseen, self->unseen0, sizeof e->unseen);
+    memcpy(e->markers, self->markers0, sizeof e->markers);
+    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
+    memset(blk, 0, (size_t)self->area_count * self->cells * sizeof(float));
+    if (self->origin >= 0)
+        blk[self->planes[1] * self->cells + self->origin] = 1.0f;
+    float *written = self->written + (Py_ssize_t)i * self->table;
+    for (int s = 0; s < self->table; s++)
+        written[s] = Py_NAN;
+    if (reveal(self, i) < 0)
+        return NULL;
+    write_table(self, i);
+    self->score[i] = 0;
+    self->turn[i] = e->turns;
+    Py_RETURN_NONE;
+}
+
+/* step(actions int64) -- the games marked in autoreset were dealt again just before: they
+   take no action this step (reward 0, not ended). */
+static PyObject *
+Batch_step(Batch *self, PyObject *arg)
+{
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (b.len < (Py_ssize_t)self->n * 8) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_ValueError, "one int64 action per environment");
+        return NULL;
+    }
+    const long long *actions = b.buf;
+    for (int i = 0; i < self->n; i++) {
+        Env *e = &self->envs[i];
+        self->illegal[i] = 0;
+        if (self->autoreset[i]) {
+            self->autoreset[i] = 0;
+            self->rewards[i] = 0.0;
+            self->terminated[i] = self->truncated[i] = 0;
+            continue;
+        }
+        if (e->area == NULL || e->over) {
+            PyBuffer_Release(&b);
+            PyErr_SetString(PyExc_RuntimeError, "call reset() first");
+            return NULL;
+        }
+        long long a = actions[i];
+        if (a < 0 || a >= self->actions || !self->masks[(Py_ssize_t)i * self->actions + a]) {
+            if (self->illegal_raise) {
+                PyBuffer_Release(&b);
+                PyErr_Format(PyExc_ValueError,
+                             "action %lld of environment %d is not legal now (see infos['action_mask'])", a, i);
+                return NULL;
+            }
+            self->illegal[i] = 1;
+            self->rewards[i] = 0.0;
+            self->terminated[i] = 1;
+            self->truncated[i] = 0;
+            self->autoreset[i] = 1;
+            continue;
+        }
+        int tile = e->revealed;
+        int cell = self->wcells[a / 6];
+        int rot = self->classes[6 * tile + a % 6];
+        PyObject *spec = e->spec_pos >= 0 ? e->specs[e->spec_pos] : Py_None;
+        PyObject *pycell = PyLong_FromLong(cell), *pyrot = PyLong_FromLong(rot);
+        PyObject *r = NULL;
+        if (pycell && pyrot) {
+            PyObject *call[6] = {e->area, PyTuple_GET_ITEM(self->faces, tile), pycell, pyrot,
+                                 PyTuple_GET_ITEM(self->flags, tile), spec};
+            r = PyObject_VectorcallMethod(s_push, call, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw_push);
+        }
+        Py_XDECREF(pycell);
+        Py_XDECREF(pyrot);
+        if (r == NULL)
+            goto error;
+        Py_DECREF(r);
+        int fresh = mark_tile(self, i, cell, tile, rot);
+        if (fresh < 0 || refresh(self, i, fresh) < 0)
+            goto error;
+        long score = score_of(self, e);
+        if (score < 0)
+            goto error;
+        int inside = reveal(self, i);
+        if (inside < 0)
+            goto error;
+        write_table(self, i);
+        self->rewards[i] = (double)(score - e->score);
+        e->score = score;
+        self->score[i] = score;
+        self->turn[i] = e->turns;
+        self->terminated[i] = (unsigned char)e->over;
+        self->truncated[i] = (unsigned char)(!e->over && inside == 0);
+        self->autoreset[i] = self->terminated[i] | self->truncated[i];
+    }
+    PyBuffer_Release(&b);
+    Py_RETURN_NONE;
+error:
+    PyBuffer_Release(&b);
+    return NULL;
+}
+
+static PyMethodDef Batch_methods[] = {
+    {"deal", (PyCFunction)Batch_deal, METH_VARARGS,
+     "deal(i, area, task_ids, specs, fills, slots, landscape_ids)"},
+    {"step", (PyCFunction)Batch_step, METH_O, "step(actions): one action in every game"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* sample(masks int8 (n, actions) of 0 and 1, uniforms float64 (n), out int64 (n)): per row, the
+   k-th marked action with k = floor(u * marked), or 0 where none is marked. */
+static PyObject *
+vector_sample(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "sample(masks, uniforms, out)");
+        return NULL;
+    }
+    Py_buffer m, u, o;
+    if (PyObject_GetBuffer(args[0], &m, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &u, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&m);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &o, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&m);
+        PyBuffer_Release(&u);
+        return NULL;
+    }
+    Py_ssize_t n = o.len / 8;
+    int ok = n > 0 && u.len >= n * 8 && m.len % n == 0;
+    if (ok) {
+        Py_ssize_t actions = m.len / n;
+        const signed char *masks = m.buf;
+        const double *uniforms = u.buf;
+        long long *out = o.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const signed char *row = masks + i * actions;
+            Py_ssize_t marked = 0, a = 0, words = actions / 8;
+            /* masks hold 0 and 1: eight at a time, the bytes of a word summed by one multiplication */
+            for (Py_ssize_t w = 0; w < words; w++) {
+                uint64_t x;
+                memcpy(&x, row + 8 * w, 8);
+                marked += (Py_ssize_t)((x * 0x0101010101010101ULL) >> 56);
+            }
+            for (a = 8 * words; a < actions; a++)
+                marked += row[a] != 0;
+            Py_ssize_t k = (Py_ssize_t)(uniforms[i] * (double)marked);
+            if (k >= marked)
+                k = marked - 1;
+            out[i] = 0;
+            for (a = 0; marked > 0 && a < actions; a++) {
+                if (a % 8 == 0 && a + 8 <= actions) {
+                    uint64_t x;
+                    memcpy(&x, row + a, 8);
+                    Py_ssize_t here = (Py_ssize_t)((x * 0x0101010101010101ULL) >> 56);
+                    if (here <= k) {
+                        k -= here;
+                        a += 7;
+                        continue;
+                    }
+                }
+                if (row[a] != 0 && k-- == 0) {
+                    out[i] = a;
+                    break;
+                }
+            }
+        }
+    }
+    PyBuffer_Release(&m);
+    PyBuffer_Release(&u);
+    PyBuffer_Release(&o);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "sample: buffers of mismatched sizes");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef vector_methods[] = {
+    {"sample", (PyCFunction)(void (*)(void))vector_sample, METH_FASTCALL,
+     "sample(masks, uniforms, out): one marked action per row, uniformly."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BatchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dorf.rl._vector.Batch",
+    .tp_basicsize = sizeof(Batch),
+    .tp_dealloc = (destructor)Batch_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "N solo games of the Board Game stepped together (built by dorf.rl.vector).",
+    .tp_methods = Batch_methods,
+    .tp_new = Batch_new,
+};
+
+static struct PyModuleDef vector_module = {
+    PyModuleDef_HEAD_INIT, "dorf.rl._vector", "The batched environments' step (dorf.rl.vector).", -1,
+    vector_methods,
+};
+
+#define INTERN(var, text)                                                                             \
+    if ((var = PyUnicode_InternFromString(text)) == NULL)                                              \
+        return NULL;
+
+PyMODINIT_FUNC
+PyInit__vector(void)
+{
+    INTERN(s_push, "push");
+    INTERN(s_legal_moves, "legal_moves");
+    INTERN(s_surroundings, "surroundings");
+    INTERN(s_tile_figures, "tile_figures");
+    INTERN(s_tasks, "tasks");
+    INTERN(s_flag_figures, "flag_figures");
+    INTERN(s_active_count, "active_count");
+    INTERN(s_longest_river, "longest_river");
+    INTERN(s_longest_track, "longest_track");
+    INTERN(s_cell, "cell");
+    INTERN(s_spec, "spec");
+    INTERN(s_status, "status");
+    INTERN(s_letters, "letters");
+    INTERN(s_figures, "figures");
+    if ((kw_push = Py_BuildValue("(ss)", "flag", "task")) == NULL)
+        return NULL;
+    if (PyType_Ready(&BatchType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&vector_module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Batch", (PyObject *)&BatchType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,246 @@
+// The front page's live part (docs/server.md, "The lobby and pairing"): the open games waiting for
+// people, kept live over /ws/lobby (the whole list, then deltas, patch.js), one click takes a seat;
+// quick pairing (a mode and a clock: the server pairs the seek, both land in the game page); and
+// the player's own games from the server, their move first, a rematch on each finished one.
+import { patch } from "./patch.js";
+import { api, el, modeName, put, rememberGame, toast } from "./util.js";
+import { serverError, t } from "./i18n.js";
+
+/** The clocks the quick pairing box offers (the server takes any M+S or Nd it allows). */
+const CLOCKS = ["3+2", "5+3", "10+5", "15+10", "1d", "3d"];
+const PAIRED_MODES = ["duel", "head-to-head"];
+
+function clockText(clock) {
+  return clock ? (clock.endsWith("d") ? t("play.clock.days", { count: Number(clock.slice(0, -1)) }) : clock) : t("play.clock.none");
+}
+
+function ratingText(rating, provisional) {
+  if (rating === null || rating === undefined) return "";
+  return provisional ? `${rating}?` : String(rating);
+}
+
+/** Into a game just seated in: remember the seat's token (the game page says hello with it). */
+function land(game, mode, seat, token) {
+  rememberGame(game, { mode, tokens: { [String(seat)]: token }, created: Date.now() });
+  location.href = `/game/${game}`;
+}
+
+class LobbySocket {
+  constructor(on) {
+    this.on = on;
+    this.doc = null;
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.retry = 0;
+    this.connect();
+  }
+
+  connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/ws/lobby`);
+    this.ws = ws;
+    ws.onopen = () => { this.retry = 0; this.on.open(); };
+    ws.onmessage = (event) => this.onMessage(JSON.parse(event.data));
+    ws.onclose = () => {
+      this.on.lost();
+      for (const [, reject] of this.waiting.values()) reject(new Error(t("play.lost")));
+      this.waiting.clear();
+      setTimeout(() => this.connect(), Math.min(5000, 250 * 2 ** this.retry++));
+    };
+  }
+
+  onMessage(message) {
+    if (message.type === "lobby") {
+      this.doc = { version: message.version, games: message.games };
+      this.on.games(this.doc.games);
+    } else if (message.type === "delta") {
+      if (!this.doc || message.from !== this.doc.version) {
+        this.send({ type: "sync" });
+        return;
+      }
+      try {
+        this.doc = patch(this.doc, message.ops);
+        this.on.games(this.doc.games);
+      } catch {
+        this.send({ type: "sync" });
+      }
+    } else if (message.type === "paired") {
+      this.on.paired(message);
+    }
+    const pending = message.id !== undefined && this.waiting.get(message.id);
+    if (pending) {
+      this.waiting.delete(message.id);
+      if (message.type === "error") {
+        const error = new Error(serverError(message.code, message.message));
+        error.code = message.code;
+        pending[1](error);
+      } else pending[0](message);
+    } else if (message.type === "error") {
+      toast(serverError(message.code, message.message));
+    }
+  }
+
+  send(message) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  request(message) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.ws.readyState !== WebSocket.OPEN) {
+        reject(new Error(t("play.lost")));
+        return;
+      }
+      this.waiting.set(id, [resolve, reject]);
+      this.ws.send(JSON.stringify({ ...message, id }));
+    });
+  }
+}
+
+/** The live lobby's three cards: quick pairing, the open games, your games. */
+export function liveLobby() {
+  let me = null;
+  const openList = el("ul", { class: "open-games", id: "open-games", "aria-live": "polite" });
+  const openBox = el("section", { class: "card lobby-open" }, el("h2", {}, t("play.open.title")), openList);
+  const status = el("p", { class: "note seek-status", id: "seek-status", role: "status" });
+  let seeking = null;
+  let lastGames = {};
+
+  const modeSelect = el("select", { id: "pair-mode", "aria-label": t("play.pair.mode") },
+    PAIRED_MODES.map((m) => el("option", { value: m, selected: m === (localStorage.getItem("dorf.pair.mode") || "duel") }, modeName(m))));
+  let clock = localStorage.getItem("dorf.pair.clock") || "3+2";
+  const clockBox = el("div", { class: "clock-choices", role: "radiogroup", "aria-label": t("play.pair.clock") });
+  const drawClocks = () => put(clockBox, ...CLOCKS.map((c) =>
+    el("button", { type: "button", class: `clock-choice small${c === clock ? " chosen" : " secondary"}`, role: "radio", "aria-checked": c === clock ? "true" : "false", "data-clock": c,
+      onclick: () => { clock = c; localStorage.setItem("dorf.pair.clock", c); drawClocks(); } }, clockText(c))));
+  drawClocks();
+  const rated = el("input", { type: "checkbox", id: "pair-rated", checked: localStorage.getItem("dorf.pair.rated") !== "0",
+    onchange: (e) => localStorage.setItem("dorf.pair.rated", e.target.checked ? "1" : "0") });
+  const seekButton = el("button", { type: "button", id: "seek", class: "primary" }, t("play.pair.go"));
+  const cancelButton = el("button", { type: "button", id: "seek-cancel", class: "secondary hidden" }, t("play.pair.cancel"));
+  const quickBox = el("section", { class: "card quick-pairing" },
+    el("h2", {}, t("play.pair.title")),
+    el("p", { class: "note" }, t("play.pair.note")),
+    el("label", { for: "pair-mode" }, t("play.pair.mode"), " "), modeSelect,
+    clockBox,
+    el("label", { class: "toggle", for: "pair-rated" }, rated, t("play.pair.rated")),
+    el("div", { class: "actions" }, seekButton, cancelButton),
+    status);
+
+  const mineList = el("div", { class: "my-games", id: "my-games" });
+  const mineBox = el("section", { class: "card your-games-live" }, el("h2", {}, t("play.mine.title")), mineList);
+
+  function drawGames(games) {
+    lastGames = games;
+    const entries = Object.values(games).sort((a, b) => a.since - b.since);
+    if (!entries.length) {
+      put(openList, el("li", { class: "note empty" }, t("play.open.none")));
+      return;
+    }
+    put(openList, ...entries.map((g) => {
+      const mine = me && g.name === me.name;
+      const take = el("button", { type: "button", class: "small", "data-game": g.id,
+        onclick: async () => {
+          take.disabled = true;
+          try {
+            if (mine) {
+              await socket.request({ type: "withdraw", game: g.id });
+              return;
+            }
+            const seated = await socket.request({ type: "take", game: g.id });
+            land(seated.game, seated.mode, seated.seat, seated.token);
+          } catch (error) {
+            toast(error.message);
+            take.disabled = false;
+          }
+        } }, mine ? t("play.open.withdraw") : t("play.open.take"));
+      for (const name of mine ? ["secondary", "withdraw"] : ["take"]) take.classList.add(name);
+      const free = g.seats > 2 ? t("play.open.free_of", { free: g.free, seats: g.seats }) : t("play.open.free", { count: g.free });
+      return el("li", { class: "open-game", "data-game": g.id },
+        el("span", { class: "open-mode" }, el("b", {}, modeName(g.mode)), " ", el("small", {}, clockText(g.clock))),
+        el("span", { class: "open-kind" }, g.rated ? t("play.rated") : t("play.casual")),
+        el("span", { class: "open-who" }, g.name, g.rating !== null ? el("small", { class: "rating" }, ` ${ratingText(g.rating, g.provisional)}`) : null),
+        el("span", { class: "open-free" }, free),
+        take);
+    }));
+  }
+
+  function seekDone(message) {
+    seeking = null;
+    seekButton.disabled = false;
+    cancelButton.classList.add("hidden");
+    status.textContent = message || "";
+  }
+
+  let socket = null;
+  // The socket after /api/me: on a first visit that answer sets the player's cookie the socket carries.
+  const connect = () => new LobbySocket({
+    open: () => { if (seeking) seekDone(t("play.pair.again")); },
+    lost: () => { put(openList, el("li", { class: "note" }, t("play.lost"))); },
+    games: drawGames,
+    paired: (message) => {
+      status.textContent = t("play.pair.found");
+      land(message.game, message.mode, message.seat, message.token);
+    },
+  });
+
+  seekButton.addEventListener("click", async () => {
+    seekButton.disabled = true;
+    localStorage.setItem("dorf.pair.mode", modeSelect.value);
+    try {
+      if (!socket) throw new Error(t("play.lost"));
+      const answer = await socket.request({ type: "seek", mode: modeSelect.value, clock, rated: rated.checked });
+      seeking = answer.seek.id;
+      cancelButton.classList.remove("hidden");
+      status.textContent = t("play.pair.waiting", { mode: modeName(answer.seek.mode), clock: clockText(answer.seek.clock), rating: answer.seek.rating });
+    } catch (error) {
+      seekDone("");
+      toast(error.message);
+    }
+  });
+  cancelButton.addEventListener("click", async () => {
+    if (!seeking) return;
+    try { await socket.request({ type: "cancel", seek: seeking }); } catch { /* paired or gone meanwhile */ }
+    seekDone(t("play.pair.cancelled"));
+  });
+
+  function drawMine(data) {
+    const games = (data && data.games) || [];
+    const offers = (data && data.offers) || [];
+    const rows = [];
+    for (const offer of offers) {
+      const accept = el("button", { type: "button", class: "small", onclick: async () => {
+        accept.disabled = true;
+        try {
+          const seated = await socket.request({ type: "take", game: offer.id });
+          land(seated.game, seated.mode, seated.seat, seated.token);
+        } catch (error) { toast(error.message); accept.disabled = false; }
+      } }, t("play.mine.accept"));
+      rows.push(el("li", { class: "my-game offer" }, el("b", {}, modeName(offer.mode)), " ", t("play.mine.offer", { name: offer.name }), " ", accept));
+    }
+    for (const g of games) {
+      const state = g.over ? (g.result ? t(`play.result.${g.result}`) : t("play.mine.over")) : g.your_move ? t("play.mine.your_move") : t("play.mine.their_move");
+      const rematch = g.over && g.rematch ? el("button", { type: "button", class: "small secondary rematch", "data-game": g.id, onclick: async () => {
+        rematch.disabled = true;
+        try {
+          const made = await api("POST", `/api/games/${g.id}/rematch`, {});
+          rememberGame(made.id, { mode: made.mode, tokens: made.tokens, created: Date.now() });
+          location.href = `/game/${made.id}`;
+        } catch (error) { toast(error.message); rematch.disabled = false; }
+      } }, t("play.mine.rematch")) : null;
+      rows.push(el("li", { class: `my-game${g.your_move ? " my-move" : ""}`, "data-game": g.id },
+        el("a", { href: `/game/${g.id}` }, modeName(g.mode)), " ",
+        el("span", {}, (g.opponents || []).join(", ")), " ",
+        el("small", {}, [clockText(g.clock), g.rated ? t("play.rated") : t("play.casual"), state].join(" · ")), " ", rematch));
+    }
+    put(mineList, rows.length ? el("ul", { class: "games" }, rows) : el("p", { class: "note" }, t("play.mine.none")));
+  }
+
+  api("GET", "/api/me").then((found) => {
+    me = found;
+    drawGames(lastGames);
+  }).catch(() => {}).finally(() => { socket = connect(); });
+  api("GET", "/api/me/games").then(drawMine).catch(() => drawMine(null));
+
+  return { quickBox, openBox, mineBox };
+}

@@ -1,0 +1,130 @@
+"""Players and ratings in real Chromium (issue 31), under the server's Content-Security-Policy:
+two browsers are two players with names of their own; a rated Duel between them shows each
+seat's name with its rating, and at the end the change Glicko-2 gives; a player's page shows
+the ratings, their history and the last games, and on one's own page the name can be changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browsing import PHONE, WIDE, Pages
+from websockets.sync.client import connect
+
+from dorf.server.players import glicko
+from dorf.server.protocol.delta import follow
+from dorf.testing.servers import launch
+
+pytestmark = pytest.mark.slow
+#: Where the pictures go (look at them: docs and reviews).
+SHOTS = Path(os.environ.get("DORF_SHOTS", "/tmp/dorf-shots"))
+
+
+def play_out(server_url: str, game_id: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
+    """Both seats played elsewhere to the end, seat 0 its first legal move, seat 1 a random one
+    (so that the game has a winner more often than not); the game then."""
+    rng = random.Random(seed)
+    held: dict[str, Any] | None = None
+    made, pending = 0, False
+    url = "ws" + server_url.removeprefix("http") + f"/ws/{game_id}"
+    with connect(url, max_size=None) as socket:
+        socket.send(json.dumps({"type": "hello", "tokens": tokens}))
+        while True:
+            message = json.loads(socket.recv(timeout=30))
+            assert message.get("type") != "error", message
+            if message.get("type") == "ok" and message.get("id") == made:
+                pending = False
+            try:
+                held = follow(held, message)
+            except ValueError:
+                socket.send(json.dumps({"type": "sync"}))
+                continue
+            if held is None or pending:
+                continue
+            game = held["game"]
+            if game["over"]:
+                return game
+            for seat in (s for s in held["you"]["seats"] if s in game["waiting"]):
+                legal = held["you"]["legal"].get(str(seat), [])
+                if not legal:
+                    continue
+                q, r, rots = legal[0] if seat == 0 else rng.choice(legal)
+                made, pending = made + 1, True
+                socket.send(
+                    json.dumps({"type": "move", "seat": seat, "at": [q, r], "rot": rots[0], "id": made})
+                )
+                break
+
+
+@pytest.fixture
+def policed(tmp_path: Path) -> Iterator[str]:
+    """A server that sends the pages' Content-Security-Policy (no inline script)."""
+    with launch(tmp_path / "dorf.sqlite3", ai_delay=0, page_policy=True) as server:
+        yield server.url
+
+
+def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) -> None:
+    ann, bob = pages.new(*WIDE), pages.new(*PHONE, touch=True)
+    for page in (ann, bob):
+        page.goto(policed + "/")
+        page.locator("#me-link").wait_for()
+    ann_name, bob_name = ann.locator("#me-link").inner_text(), bob.locator("#me-link").inner_text()
+    assert ann_name and bob_name and ann_name != bob_name
+    # Ann makes a rated Duel with a seat online; Bob takes it (each with their own cookie).
+    seats = [{"kind": "here"}, {"kind": "online"}]
+    made = ann.context.request.post(
+        policed + "/api/games", data={"mode": "duel", "rated": True, "seats": seats}
+    ).json()
+    joined = bob.context.request.post(
+        f"{policed}/api/games/{made['id']}/join", data={"invite": made["invites"]["1"]}
+    )
+    assert joined.ok, joined.text()
+    tokens = [made["tokens"]["0"], joined.json()["token"]]
+    ann.goto(f"{policed}/game/{made['id']}#t={tokens[0]}")
+    bob.goto(f"{policed}/game/{made['id']}#t={tokens[1]}")
+    for page in (ann, bob):
+        page.locator(".seat-player .seat-rating").first.wait_for()
+    assert ann.locator('.seat-player[data-seat="1"] .seat-rating').first.inner_text() == "1500?"
+    # The game played to the end elsewhere (both seats' first legal moves), the pages following.
+    final = play_out(policed, made["id"], tokens)
+    assert final["over"]
+    winner = final.get("winner")
+    score = 0.5 if winner is None else 1.0 - winner
+    expected = glicko.game(glicko.new(), glicko.new(), score)
+    changes = [str(round(r.rating - 1500)) for r in expected]
+    for page in (ann, bob):
+        page.locator(".rating-change").first.wait_for(timeout=20_000)
+        shown = [page.locator(f'.seat-player[data-seat="{i}"] .rating-change').first for i in (0, 1)]
+        if page is ann:  # the wide page shows both heads
+            assert [s.get_attribute("data-change") for s in shown] == changes
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ann.keyboard.press("Escape")
+    ann.screenshot(path=str(SHOTS / "players-game-end-1400.png"))
+    bob.screenshot(path=str(SHOTS / "players-game-end-390.png"))
+    # The player's page: ratings, the history, the last games; on one's own, the account forms.
+    for page, name, other in ((ann, ann_name, bob_name), (bob, bob_name, ann_name)):
+        page.goto(f"{policed}/@/{name}")
+        page.locator("#player-games").wait_for()
+        duel = page.locator('#player-ratings dd[data-mode="duel"]').inner_text()
+        assert duel.startswith(str(round(expected[0 if page is ann else 1].rating)))
+        assert other in page.locator("#player-games").inner_text()
+        assert page.locator(".rating-chart circle").count() == 1
+        assert page.locator("#account").is_visible()
+    ann.screenshot(path=str(SHOTS / "players-page-1400.png"), full_page=True)
+    bob.screenshot(path=str(SHOTS / "players-page-390.png"), full_page=True)
+    # Another's page has no account forms; a new name is taken from one's own.
+    ann.goto(f"{policed}/@/{bob_name}")
+    ann.locator("#player-games").wait_for()
+    assert ann.locator("#account").count() == 0
+    ann.goto(f"{policed}/@/{ann_name}")
+    ann.locator("#rename-name").fill("AnnTheBold")
+    ann.locator("#rename button").click()
+    ann.wait_for_url("**/@/AnnTheBold")
+    ann.locator("#me-link").wait_for()
+    assert ann.locator("#me-link").inner_text() == "AnnTheBold"
+    assert pages.errors == []
