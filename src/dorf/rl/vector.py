@@ -88,6 +88,17 @@ LOOPS = ("compiled", "python")
 Observations = Planes | dict[str, npt.NDArray[np.float32]]
 
 
+def seeds_for(seed: int | Sequence[int | None] | None, n: int) -> list[int | None]:
+    """Each environment's seed for a reset: ``seed + i`` for environment ``i`` of a single seed
+    (as N single environments given those seeds), none for none, or one given per environment."""
+    if seed is None or isinstance(seed, int):
+        return [None if seed is None else seed + i for i in range(n)]
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"{len(seeds)} seeds for {n} environments")
+    return seeds
+
+
 class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
     """``num_envs`` solo games of the Board Game, stepped together (see the module's notes)."""
 
@@ -295,12 +306,7 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observations, dict[str, Any]]:
         n = self.num_envs
-        if seed is None or isinstance(seed, int):
-            seeds: list[int | None] = [None if seed is None else seed + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"{len(seeds)} seeds for {n} environments")
+        seeds = seeds_for(seed, n)
         which = np.ones(n, dtype=np.bool_)
         if options and "reset_mask" in options:
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
@@ -596,12 +602,7 @@ class SelfPlayVectorEnv:
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Planes, dict[str, Any]]:
         n = self.num_envs
-        if seed is None or isinstance(seed, int):
-            seeds: list[int | None] = [None if seed is None else seed + i for i in range(n)]
-        else:
-            seeds = list(seed)
-        if len(seeds) != n:
-            raise ValueError(f"{len(seeds)} seeds for {n} environments")
+        seeds = seeds_for(seed, n)
         for i, env in enumerate(self.envs):
             env.reset(seed=seeds[i])
             self._read(i)
