@@ -13,6 +13,7 @@ commands that measured it in ``docs/players.md``.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -42,17 +43,21 @@ class Level:
         }
 
 
-_LEVELS: list[Level] = []
+@functools.cache
+def _read() -> tuple[Level, ...]:
+    """The levels file, read once and kept: two threads that ask at once may both read it, but
+    each makes its own tuple (filling one shared list, they could each append every level)."""
+    text = resources.files("dorf.data").joinpath(LEVELS_FILE).read_text(encoding="utf-8")
+    found = []
+    for entry in json.loads(text)["levels"]:
+        figures = {mode: str(entry["figures"][mode]) for mode in MODES}
+        found.append(Level(entry["name"], entry["label"], entry["player"], figures))
+    return tuple(found)
 
 
 def levels() -> list[Level]:
     """The levels, easiest first (read once from the package's data)."""
-    if not _LEVELS:
-        text = resources.files("dorf.data").joinpath(LEVELS_FILE).read_text(encoding="utf-8")
-        for entry in json.loads(text)["levels"]:
-            figures = {mode: str(entry["figures"][mode]) for mode in MODES}
-            _LEVELS.append(Level(entry["name"], entry["label"], entry["player"], figures))
-    return _LEVELS
+    return list(_read())
 
 
 def level_spec(name: str) -> str | None:
