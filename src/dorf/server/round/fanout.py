@@ -42,7 +42,9 @@ class Fanout:
             return
         doc = game.session.document(conn.seats)
         game_text = game.session.public_text(conn.seats)  # the same as doc["game"], kept as text
-        head = '{"type":"state","now":' + self._now() + ',"you":'
+        # the server's time, for the page's clocks: only a game with a clock needs it
+        clocked = game.session.clock is not None
+        head = '{"type":"state","now":' + self._now() + ',"you":' if clocked else '{"type":"state","you":'
         conn.send(head + dumps(doc["you"]) + ',"game":' + game_text + "}")
         conn.doc = doc
 
@@ -50,8 +52,9 @@ class Fanout:
         """Tell every client of the game what changed in its view: a delta from the description
         it has (one diff per pair of views), or the whole state if it has none."""
         made: dict[tuple[int, int], str] = {}
-        now = round(self.now() * 1000)
-        rate = {} if self.rate == 1.0 else {"rate": self.rate}
+        clocked = game.session.clock is not None
+        now = {"now": round(self.now() * 1000)} if clocked else {}
+        rate = {} if self.rate == 1.0 or not clocked else {"rate": self.rate}
         game_ops: dict[tuple[int, int], list[list[Any]]] = {}  # the game's part, once per pair of views
         for conn in list(game.connections):
             old = conn.doc
@@ -77,7 +80,7 @@ class Fanout:
                 text = made[key] = dumps(
                     {
                         "type": "delta",
-                        "now": now,
+                        **now,
                         **rate,
                         "from": old["game"]["version"],
                         "version": new["game"]["version"],
