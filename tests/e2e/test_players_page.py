@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from dorf.server.protocol.delta import follow
 from dorf.testing.servers import launch
 
 pytestmark = pytest.mark.slow
+GAME_URL = re.compile(r"/game/([A-Za-z0-9_-]+)$")
 #: Where the pictures go (look at them: docs and reviews).
 SHOTS = Path(os.environ.get("DORF_SHOTS", "/tmp/dorf-shots"))
 
@@ -61,6 +63,13 @@ def play_out(server_url: str, game_id: str, tokens: list[str], seed: int = 1) ->
                 break
 
 
+def held_token(page: Any, game_id: str, seat: int) -> str:
+    """The token of ``seat`` the page's browser holds for the game."""
+    tokens = page.evaluate(f"JSON.parse(localStorage.getItem('dorf.games.v1'))['{game_id}'].tokens")
+    assert list(tokens) == [str(seat)], tokens
+    return str(tokens[str(seat)])
+
+
 @pytest.fixture
 def policed(tmp_path: Path) -> Iterator[str]:
     """A server that sends the pages' Content-Security-Policy (no inline script)."""
@@ -75,23 +84,30 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
         page.locator("#me-link").wait_for()
     ann_name, bob_name = ann.locator("#me-link").inner_text(), bob.locator("#me-link").inner_text()
     assert ann_name and bob_name and ann_name != bob_name
-    # Ann makes a rated Duel with a seat online; Bob takes it (each with their own cookie).
-    seats = [{"kind": "here"}, {"kind": "online"}]
-    made = ann.context.request.post(
-        policed + "/api/games", data={"mode": "duel", "rated": True, "seats": seats}
-    ).json()
-    joined = bob.context.request.post(
-        f"{policed}/api/games/{made['id']}/join", data={"invite": made["invites"]["1"]}
-    )
-    assert joined.ok, joined.text()
-    tokens = [made["tokens"]["0"], joined.json()["token"]]
-    ann.goto(f"{policed}/game/{made['id']}#t={tokens[0]}")
-    bob.goto(f"{policed}/game/{made['id']}#t={tokens[1]}")
+    # Ann opens a rated 3+2 Duel from the form, its other seat online and open in the lobby;
+    # Bob, whose front page was open before the game existed, sees it appear and takes it.
+    ann.locator("label.mode", has_text="The Duel").click()
+    ann.locator(".seat-kind").nth(1).select_option("online")
+    ann.locator("#clock").select_option("3+2")
+    ann.locator("#rated").check()
+    assert ann.locator("#practice").is_disabled() and ann.locator("#seed").is_disabled()
+    ann.locator("#open-game").check()
+    ann.locator("#start").click()
+    ann.wait_for_url(GAME_URL)
+    gid = GAME_URL.search(ann.url).group(1)  # type: ignore[union-attr]
+    row = bob.locator(f'li.open-game[data-game="{gid}"]')
+    row.wait_for()
+    text = row.inner_text()
+    assert "The Duel" in text and "3+2" in text and "rated" in text and ann_name in text, text
+    assert "1500?" in text  # the creator's rating, provisional
+    row.locator("button.take").click()
+    bob.wait_for_url(re.compile(f"/game/{gid}$"))
+    tokens = [held_token(ann, gid, 0), held_token(bob, gid, 1)]
     for page in (ann, bob):
         page.locator(".seat-player .seat-rating").first.wait_for()
     assert ann.locator('.seat-player[data-seat="1"] .seat-rating').first.inner_text() == "1500?"
     # The game played to the end elsewhere (both seats' first legal moves), the pages following.
-    final = play_out(policed, made["id"], tokens)
+    final = play_out(policed, gid, tokens)
     assert final["over"]
     winner = final.get("winner")
     score = 0.5 if winner is None else 1.0 - winner
@@ -106,6 +122,26 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
     ann.keyboard.press("Escape")
     ann.screenshot(path=str(SHOTS / "players-game-end-1400.png"))
     bob.screenshot(path=str(SHOTS / "players-game-end-390.png"))
+    # Your games: the finished game is listed once (not again from the browser's memory), rated,
+    # with a rematch; Ann asks for it, Bob finds it offered on his front page and accepts.
+    ann.goto(policed + "/")
+    mine = ann.locator(f'#my-games li.my-game[data-game="{gid}"]')
+    mine.wait_for()
+    assert mine.count() == 1 and "rated" in mine.inner_text()
+    mine.locator("button.rematch").click()
+    ann.wait_for_url(GAME_URL)
+    again = GAME_URL.search(ann.url).group(1)  # type: ignore[union-attr]
+    assert again != gid
+    bob.goto(policed + "/")
+    offer = bob.locator("#my-games li.offer")
+    offer.wait_for()
+    assert ann_name in offer.inner_text()
+    offer.locator("button").click()
+    bob.wait_for_url(re.compile(f"/game/{again}$"))
+    assert held_token(bob, again, 0)  # the seats reversed: the other side starts
+    held_token(ann, again, 1)
+    rematch = ann.context.request.get(f"{policed}/api/games/{again}/players").json()
+    assert rematch["rated"] and [p["name"] for p in rematch["players"]] == [bob_name, ann_name]
     # The player's page: ratings, the history, the last games; on one's own, the account forms.
     for page, name, other in ((ann, ann_name, bob_name), (bob, bob_name, ann_name)):
         page.goto(f"{policed}/@/{name}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_server_helpers import Json, served, socket, until
+from test_server_helpers import Json, legal_move, served, socket, until
 
 from dorf.server.protocol.delta import patch
 
@@ -283,19 +283,46 @@ def servers(url: Any, count: int = 2) -> Iterator[list[TestClient]]:
         yield [stack.enter_context(served(url)) for _ in range(count)]
 
 
-def test_two_players_on_two_servers_are_paired(pg_url: str) -> None:
+def test_two_players_on_two_servers_are_paired_and_play_a_rated_game(pg_url: str) -> None:
     """Their lobby sockets on different servers of one PostgreSQL database: one pairs both (the
-    seeks in the database, SKIP LOCKED), the other seats its player (told on dorf_lobby)."""
+    seeks in the database, SKIP LOCKED), the other seats its player (told on dorf_lobby); they
+    play the rated game to the end, each on their own server, and it is rated once, the same
+    seen from either server."""
+    from dorf.server.players import glicko
+
     with servers(pg_url) as (one, two):
         ann, bob = person(one), person(two)
+        names = [s.get("/api/me", headers=who).json()["name"] for s, who in ((one, ann), (two, bob))]
         with lobby(one, ann) as a, lobby(two, bob) as b:
-            seek(a, "duel", "3+2", rated=False)
-            seek(b, "duel", "3+2", rated=False)
+            seek(a, "duel", "3+2", rated=True)
+            seek(b, "duel", "3+2", rated=True)
             pa = a.wait(lambda m: m["type"] == "paired")
             pb = b.wait(lambda m: m["type"] == "paired")
-        assert pa["game"] == pb["game"] and {pa["seat"], pb["seat"]} == {0, 1}
-        with socket(one, pa["game"], [pa["token"]]) as left, socket(two, pb["game"], [pb["token"]]) as right:
+        game_id = pa["game"]
+        assert pb["game"] == game_id and {pa["seat"], pb["seat"]} == {0, 1}
+        with socket(one, game_id, [pa["token"]]) as left, socket(two, game_id, [pb["token"]]) as right:
             assert left.seen[-1]["seats"] == [pa["seat"]] and right.seen[-1]["seats"] == [pb["seat"]]
+            by_seat = {pa["seat"]: left, pb["seat"]: right}
+            for _ in range(400):
+                if left.sync()["game"]["over"]:
+                    break
+                for seat, sock in sorted(by_seat.items()):
+                    now = sock.sync()
+                    if not now["game"]["over"] and seat in now["game"]["waiting"]:
+                        assert sock.request(legal_move(now, seat))["type"] == "ok"
+                until(lambda: right.sync()["game"]["version"] == left.sync()["game"]["version"])
+            final = left.sync()["game"]
+        assert final["over"] and two.get(f"/api/games/{game_id}/players").json()["rated"] is True
+        winner = final["winner"]
+        score = 0.5 if winner is None else 1.0 - winner  # seat 0's score
+        expected = glicko.game(glicko.new(), glicko.new(), score)
+        seat_of = {names[0]: pa["seat"], names[1]: pb["seat"]}
+        until(lambda: one.get(f"/api/players/{names[0]}").json()["ratings"]["duel"]["games"] == 1)
+        for server in (one, two):
+            for name in names:
+                duel = server.get(f"/api/players/{name}").json()["ratings"]["duel"]
+                assert duel["games"] == 1
+                assert duel["rating"] == round(expected[seat_of[name]].rating, 2)
 
 
 def test_an_open_game_made_on_one_server_is_listed_live_on_the_other(pg_url: str) -> None:
@@ -427,3 +454,37 @@ def test_the_seeks_of_a_server_that_died_are_forgotten(pg_url: str) -> None:
                 left = [row[0] for row in conn.execute("SELECT id FROM lobby_seek").fetchall()]
             assert left == [sid]  # the live server's seek stays, the dead one's is gone
             assert not any(m["type"] == "paired" for m in mine.seen)
+
+
+def test_two_established_ratings_too_far_apart_are_paired_once_the_range_has_widened(db: Any) -> None:
+    """The real rule on real ratings: 1500 and 1620, both with RD 60, are 120 apart, more than
+    the 100 accepted at once (lichess's pool range at 1500); after 2 s of waiting the range is
+    120 and the same two seeks are paired, with no new seek and no change to the rule."""
+    import sqlite3
+    import time
+
+    from dorf.server.lobby.pairing import GROW_PER_SECOND, base_range
+
+    gap = 120.0
+    wait = (gap - base_range(1500)) / GROW_PER_SECOND  # 2 s
+    with served(db) as client:
+        ann, bob = person(client), person(client)
+        names = [client.get("/api/me", headers=who).json()["name"] for who in (ann, bob)]
+        with sqlite3.connect(db) as conn:
+            for name, rating in zip(names, (1500.0, 1500.0 + gap), strict=True):
+                conn.execute(
+                    "INSERT INTO server_rating (player_id, mode, rating, rd, volatility, games, played)"
+                    " SELECT id, 'duel', ?, 60, 0.06, 40, ? FROM server_player WHERE name = ?",
+                    (rating, time.time(), name),
+                )
+        with lobby(client, ann) as a, lobby(client, bob) as b:
+            assert seek(a, rated=True)["seek"]["rating"] == 1500
+            started = time.monotonic()
+            assert seek(b, rated=True)["seek"]["rating"] == 1620
+            b.request({"type": "ping"})
+            assert not any(m["type"] == "paired" for m in a.seen + b.seen)  # too far apart at once
+            pa, pb = a.wait(lambda m: m["type"] == "paired"), b.wait(lambda m: m["type"] == "paired")
+            waited = time.monotonic() - started
+    assert pa["game"] == pb["game"]
+    assert waited >= wait - 0.1, waited  # not before the range reached the gap
+    assert waited < wait + 2.0, waited  # and soon after (a sweep every 0.5 s)

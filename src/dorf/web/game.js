@@ -196,6 +196,8 @@ class GameController {
       this.loadPlayers();
     } else if (game.over && !before.over) {
       this.loadPlayers(true); // a rated game's changes
+    } else if (game.seats.some((s, i) => s.claimed && !(before.seats[i] || {}).claimed)) {
+      this.loadPlayers(); // someone took an online seat: their name and rating
     }
     this.ensurePanes();
     const me = this.actSeat();

@@ -97,8 +97,9 @@ class LobbySocket {
   }
 }
 
-/** The live lobby's three cards: quick pairing, the open games, your games. */
-export function liveLobby() {
+/** The live lobby's three cards: quick pairing, the open games, your games (the server's list of
+ * the player's games, then ``remembered(ids)``: the rows of the games only this browser knows). */
+export function liveLobby(remembered = () => []) {
   let me = null;
   const openList = el("ul", { class: "open-games", id: "open-games", "aria-live": "polite" });
   const openBox = el("section", { class: "card lobby-open" }, el("h2", {}, t("play.open.title")), openList);
@@ -128,7 +129,7 @@ export function liveLobby() {
     status);
 
   const mineList = el("div", { class: "my-games", id: "my-games" });
-  const mineBox = el("section", { class: "card your-games-live" }, el("h2", {}, t("play.mine.title")), mineList);
+  const mineBox = el("section", { class: "card your-games" }, el("h2", {}, t("lobby.your_games")), mineList);
 
   function drawGames(games) {
     lastGames = games;
@@ -231,9 +232,10 @@ export function liveLobby() {
       rows.push(el("li", { class: `my-game${g.your_move ? " my-move" : ""}`, "data-game": g.id },
         el("a", { href: `/game/${g.id}` }, modeName(g.mode)), " ",
         el("span", {}, (g.opponents || []).join(", ")), " ",
-        el("small", {}, [clockText(g.clock), g.rated ? t("play.rated") : t("play.casual"), state].join(" · ")), " ", rematch));
+        el("small", {}, [...(PAIRED_MODES.includes(g.mode) ? [clockText(g.clock), g.rated ? t("play.rated") : t("play.casual")] : []), state].join(" · ")), " ", rematch));
     }
-    put(mineList, rows.length ? el("ul", { class: "games" }, rows) : el("p", { class: "note" }, t("play.mine.none")));
+    rows.push(...remembered(new Set(games.map((g) => g.id))));
+    put(mineList, rows.length ? el("ul", { class: "games" }, rows) : el("p", { class: "note" }, t("lobby.no_games")));
   }
 
   api("GET", "/api/me").then((found) => {

@@ -1,5 +1,5 @@
-// The start page: choose a game, its seats (here, online, computer) and start; the games this
-// browser knows; and the page an invited player opens to take a seat.
+// The start page: choose a game, its seats (here, online, computer) and start; the player's games
+// (the server's list and those only this browser knows, one list); and the page an invited player opens to take a seat.
 import { api, el, forgetGame, rememberGame, rememberedGames, toast, modeName, listOf, put } from "./util.js";
 import { tileIcon } from "./hex.js";
 import { language, server, t, term } from "./i18n.js";
@@ -80,8 +80,11 @@ export function lobbyPage(root) {
   const clockLabel = el("label", { class: "clock-choice", for: "clock" }, `${t("create.clock")} `, clockBox);
   const practiceBox = el("input", {
     type: "checkbox", id: "practice", checked: practice,
-    onchange: (e) => { practice = e.target.checked; localStorage.setItem("dorf.practice", practice ? "1" : "0"); },
+    onchange: (e) => { practice = e.target.checked; localStorage.setItem("dorf.practice", practice ? "1" : "0"); drawFirst(); },
   });
+  // Rated: the Duel or Head to Head between this player and one other, or a computer level
+  // (docs/server.md "Rated games"); never practice, never a chosen seed.
+  const ratedBox = el("input", { type: "checkbox", id: "rated", onchange: () => drawFirst() });
 
   function drawModes() {
     put(modeBox, ...MODES.map((m) =>
@@ -121,10 +124,12 @@ export function lobbyPage(root) {
   /** Who starts: the first player, the first to pick in the draft, the first named seat. */
   function drawFirst() {
     clockLabel.classList.toggle("hidden", mode === "coop");
+    ratedBox.closest("label")?.classList.toggle("hidden", mode === "coop");
     firstBox.classList.toggle("hidden", seats.length < 2);
     if (seats.length < 2) {
       openBox.disabled = true;
       practiceBox.disabled = false;
+      ratedBox.disabled = true;
       seed.disabled = false;
       seed.placeholder = t("lobby.seed.random");
       return;
@@ -135,14 +140,20 @@ export function lobbyPage(root) {
       seats.map((_, i) => el("option", { value: String(i + 1), selected: first === i + 1 }, t("lobby.first.option", { name: label(i), n: i + 1 })))));
     // Undo would take back an online player's move: a practice game is played at one screen.
     const online = seats.some((s) => s.who === "online");
-    practiceBox.disabled = online;
+    // A game against oneself is not rated: exactly one seat at this screen.
+    const ratable = mode !== "coop" && seats.filter((s) => s.who === "here").length === 1 && !practiceBox.checked;
+    ratedBox.disabled = !ratable;
+    ratedBox.closest("label")?.classList.toggle("disabled", !ratable);
+    ratedBox.title = ratable ? t("lobby.rated.note") : t("lobby.rated.not");
+    const rated = ratable && ratedBox.checked;
+    practiceBox.disabled = online || rated;
     openBox.disabled = !online;
     openBox.closest("label")?.classList.toggle("disabled", !online);
-    practiceBox.closest("label")?.classList.toggle("disabled", online);
+    practiceBox.closest("label")?.classList.toggle("disabled", online || rated);
     practiceBox.title = online ? t("lobby.practice.online") : "";
-    // Whoever chose the seed would know every tile: with an online seat the server draws it.
-    seed.disabled = online;
-    seed.placeholder = online ? t("lobby.seed.server") : t("lobby.seed.random");
+    // Whoever chose the seed would know every tile: with an online seat (or rated) the server draws it.
+    seed.disabled = online || rated;
+    seed.placeholder = online || rated ? t("lobby.seed.server") : t("lobby.seed.random");
   }
 
   async function submit(event) {
@@ -158,6 +169,7 @@ export function lobbyPage(root) {
       practice: practice && !practiceBox.disabled,
     };
     if (openBox.checked && !openBox.disabled) body.open = true;
+    if (ratedBox.checked && !ratedBox.disabled) body.rated = true;
     if (seats.length > 1) body.first = first;
     if (clockBox.value && mode !== "coop" && !body.practice) body.clock = clockBox.value;
     if (seed.value.trim() && !seed.disabled) body.seed = seed.value.trim();
@@ -187,37 +199,36 @@ export function lobbyPage(root) {
     el("div", { class: "options" },
       firstBox,
       clockLabel,
+      el("label", { class: "toggle", for: "rated" }, ratedBox, t("lobby.rated")),
       el("label", { class: "toggle", for: "practice" }, practiceBox, t("lobby.practice")),
       el("label", { class: "toggle", for: "open-game", title: t("play.open.option_note") }, openBox, t("play.open.option"))),
     el("details", {}, el("summary", {}, t("lobby.more")), el("label", { for: "seed" }, t("lobby.seed.label"), " "), seed,
       el("p", { class: "note" }, t("lobby.seed.note"))),
     el("div", { class: "actions" }, start));
 
-  const live = liveLobby();
+  drawFirst();
+  const live = liveLobby(rememberedRows);
   put(root, el("div", { class: "lobby" },
     el("section", { class: "intro" },
       el("h1", {}, t("lobby.title")),
       el("p", {}, t("lobby.intro"))),
     el("div", { class: "play-now" }, live.quickBox, live.openBox),
     form,
-    el("div", { class: "lobby-side" }, live.mineBox, yourGames())));
+    el("div", { class: "lobby-side" }, live.mineBox)));
 }
 
-function yourGames() {
-  const box = el("section", { class: "your-games card" }, el("h2", {}, t("lobby.your_games")));
-  const games = Object.entries(rememberedGames()).sort((a, b) => (b[1].seen || 0) - (a[1].seen || 0)).slice(0, 30);
-  if (!games.length) {
-    box.appendChild(el("p", { class: "note" }, t("lobby.no_games")));
-    return box;
-  }
-  const list = el("ul", { class: "games" });
-  for (const [id, info] of games) {
+/** The games this browser remembers that the server's list of the player's games does not hold
+ * (games by link, from before the player had a cookie, or of a seat another browser made): rows
+ * for the one "Your games" list, each with its state and a button to forget it. */
+function rememberedRows(known) {
+  const games = Object.entries(rememberedGames()).filter(([id]) => !known.has(id))
+    .sort((a, b) => (b[1].seen || 0) - (a[1].seen || 0)).slice(0, 30);
+  return games.map(([id, info]) => {
     const status = el("small", {}, info.over ? t("lobby.game.finished") : "");
-    const item = el("li", {},
+    const item = el("li", { class: "my-game remembered", "data-game": id },
       el("a", { href: `/game/${id}` }, modeName(info.mode)),
       " ", el("span", {}, (info.names || []).join(", ")), " ", status,
       el("button", { type: "button", class: "small secondary", "aria-label": t("lobby.forget"), onclick: () => { forgetGame(id); item.remove(); } }, "✕"));
-    list.appendChild(item);
     if (!info.over) {
       api("GET", `/api/games/${id}`).then((g) => {
         if (g.broken) {
@@ -232,9 +243,8 @@ function yourGames() {
         if (e.code === "broken") status.className = "bad";
       });
     }
-  }
-  box.appendChild(list);
-  return box;
+    return item;
+  });
 }
 
 export async function joinPage(root, id, code) {

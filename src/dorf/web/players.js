@@ -1,7 +1,8 @@
 // The players of a game's seats (docs/server.md, "Players and ratings"): beside each seat's name
 // its rating in the game's mode ("1500?" while provisional), a BOT mark for a bot account or a
 // computer level, and once a rated game is rated, each one's change (+12 / −12). Read from
-// /api/games/ID/players when the game opens and again when it ends (until the change is there).
+// /api/games/ID/players when the game opens, when someone takes an online seat, and again when it
+// ends (until the change is there).
 import { api, el } from "./util.js";
 import { t } from "./i18n.js";
 
