@@ -177,6 +177,7 @@ TOOLS = (
     "dorf.lab.screenshots",
     "dorf.lab.clocks",
     "dorf.lab.pairing",
+    "dorf.lab.clairvoyant",
     "dorf.testing",
 )
 

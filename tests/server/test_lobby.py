@@ -204,11 +204,39 @@ def test_a_seek_ends_when_its_socket_closes(db: Any) -> None:
     with served(db) as client:
         with lobby(client, person(client)) as gone:
             seek(gone)
+        # (the server learns of the close when it reads it: a seek sent before may meet it)
+        until(lambda: client.get("/api/health").json()["lobby"]["waiting"] == 0)
         with lobby(client, person(client)) as b, lobby(client, person(client)) as c:
             seek(b)
             seek(c)
             pb, pc = b.wait(lambda m: m["type"] == "paired"), c.wait(lambda m: m["type"] == "paired")
             assert pb["game"] == pc["game"]
+
+
+def test_a_seek_whose_socket_closed_before_its_row_went_is_never_paired(db: Any) -> None:
+    """The pairing may read a seek whose socket has just closed, before its row is deleted: the
+    player paired with it is not seated against nobody but seeks again, and meets the next."""
+    with served(db) as client:
+        app: Any = client.app
+        storage = app.state.hub.storage
+        kept: list[str] = []
+
+        async def keep(seek_id: str) -> None:  # as if the row's delete had not come yet
+            kept.append(seek_id)
+
+        storage.lobby_unseek = keep
+        with lobby(client, person(client)) as gone:
+            seek(gone)
+        until(lambda: kept != [])
+        with lobby(client, person(client)) as b:
+            seek(b)  # the pairing meets the dead seek first (the oldest chooses first)
+            b.request({"type": "ping"})
+            assert not any(m["type"] == "paired" for m in b.seen)
+            with lobby(client, person(client)) as c:
+                seek(c)
+                pb, pc = b.wait(lambda m: m["type"] == "paired"), c.wait(lambda m: m["type"] == "paired")
+        assert pb["game"] == pc["game"]
+        assert client.get("/api/health").json()["lobby"]["paired"] == 2
 
 
 def test_a_seek_can_be_cancelled(db: Any) -> None:

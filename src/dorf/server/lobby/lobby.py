@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,8 @@ log = logging.getLogger("dorf.server")
 LIMIT = 3
 #: Seconds between two pairings of a pool while a seek of this server waits in it.
 SWEEP = 0.5
+#: How long a seek that ended is remembered as gone (far longer than a pairing takes).
+GONE_FOR = 60.0
 #: A rating is provisional (shown with a "?") while its RD is at least this (lichess).
 PROVISIONAL_RD = 110.0
 
@@ -98,6 +101,10 @@ class Lobby:
         self.hub = hub
         self.clients: set[Connection] = set()
         self.waiting: dict[str, Waiting] = {}
+        #: This server's seeks that ended (cancelled, or their socket closed) in the last
+        #: :data:`GONE_FOR` seconds, by when: a pairing that read one before its row was deleted
+        #: must not seat the other player against nobody.
+        self.gone: dict[str, float] = {}
         #: The open games as last read, and the document the clients hold.
         self.games: dict[str, OpenGame] = {}
         #: Rematches offered (open games for one player), not in the public list.
@@ -352,6 +359,7 @@ class Lobby:
         if waiting is None or waiting.conn is not conn:
             return False
         del self.waiting[seek_id]
+        self.gone[seek_id] = time.monotonic()
         try:
             await self.hub.storage.lobby_unseek(seek_id)
         except StorageError as exc:
@@ -390,10 +398,19 @@ class Lobby:
                     await self.hub.storage.lobby_sweep()
             for pool in {(w.seek.mode, w.seek.clock, w.seek.rated) for w in self.waiting.values()}:
                 self.pair_soon(pool)
+            if self.gone:
+                old = time.monotonic() - GONE_FOR
+                self.gone = {seek_id: at for seek_id, at in self.gone.items() if at > old}
 
     async def _start_game(self, a: Seek, b: Seek) -> None:
         """Two seeks paired here: their game (who starts drawn), each seat taken on the
         server of its seeker."""
+        if a.id in self.gone or b.id in self.gone:
+            # One of them left before its seek's row was deleted: the other seeks again.
+            for seek in (a, b):
+                if seek.id not in self.gone:
+                    await self._seek_again(seek)
+            return
         order = [a, b] if secrets.randbelow(2) == 0 else [b, a]
         body: Json = {
             "mode": a.mode,
@@ -418,6 +435,18 @@ class Lobby:
                     )
                 except StorageError as exc:
                     log.warning("dorf: a paired player's server could not be told: %s", exc)
+
+    async def _seek_again(self, seek: Seek) -> None:
+        """Store ``seek`` again (the pairing took its row) and pair its pool again."""
+        try:
+            stored = await self.hub.storage.lobby_seek(seek, LIMIT)
+        except StorageError as exc:
+            log.warning("dorf: a seek could not be stored again: %s", exc)
+            return
+        waiting = self.waiting.get(seek.id)
+        if stored is not None and waiting is not None:
+            waiting.seek = stored
+        self.pair_soon((seek.mode, seek.clock, seek.rated))
 
     async def seat(self, seek_id: str, game_id: str, invite: str) -> None:
         """A seek of this server was paired: take its seat and tell its socket."""
