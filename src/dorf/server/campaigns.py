@@ -42,6 +42,13 @@ def _refused(exc: ValueError) -> ProtocolError:
     return ProtocolError("campaign", text, status)
 
 
+#: Why a finished game of today's daily challenge has no record yet.
+SEALED = (
+    "a game of the daily challenge shows its record once its day is over (it holds the seed of"
+    " the day's shuffle, which others play today)"
+)
+
+
 def finished_game(session: GameSession) -> FinishedGame:
     """What a campaign records of a finished cooperative game of the server (on the event loop:
     the session is read where it lives)."""
@@ -58,6 +65,8 @@ def finished_game(session: GameSession) -> FinishedGame:
         )
     if not state.is_over:
         raise ProtocolError("not-over", "the game is not over yet", 409)
+    if not session.seed_public():
+        raise ProtocolError("sealed", SEALED, 409)
     moves = [[p.at.q, p.at.r, p.rot] for _, p in state.made() if isinstance(p, Placement)]
     try:
         players = check_players(s.name for s in session.seats)

@@ -19,6 +19,7 @@ import re
 import socket
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dorf.arguments import bounded
@@ -36,6 +37,8 @@ _count = bounded(0, 1_000_000)
 _limit = bounded(1, 1_000_000)
 _idle = bounded(1, 86_400, cast=float, what="seconds")
 _bot_clock = bounded(0.01, 3600, cast=float, what="seconds")
+#: The coach behind a finished game's lessons (``dorf.players.coach.DEFAULT_PLAYER``).
+DEFAULT_COACH = "planner"
 #: Hosts that mean every address of the machine: no name of its own to allow.
 EVERY_ADDRESS = ("", "0.0.0.0", "::")
 #: A host name or address as ``--allowed-host`` takes it (an IPv6 address with or without brackets).
@@ -184,8 +187,45 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="TIMES",
         help="for tests only: the games' clocks run this many times faster than real time (default 1)",
     )
+    serve.add_argument(
+        "--daily-expert",
+        default="expert",
+        metavar="LEVEL",
+        help="the computer level (or player) whose score on each daily challenge players try to beat"
+        " (default expert)",
+    )
+    serve.add_argument(
+        "--daily-coach",
+        default=DEFAULT_COACH,
+        metavar="PLAYER",
+        help=f"the coach behind a finished game's lessons (default {DEFAULT_COACH})",
+    )
+    serve.add_argument(
+        "--today-file",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="for tests only: today's date (YYYY-MM-DD, UTC) is read from this file instead of the clock",
+    )
     serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     return serve  # type: ignore[no-any-return]
+
+
+def daily_players_refused(expert: str, coach: str) -> str | None:
+    """Why ``--daily-expert`` or ``--daily-coach`` cannot be used (None: they can)."""
+    from dorf.players import make_player
+    from dorf.players.coach import coach_player
+    from dorf.players.levels import level_spec
+
+    try:
+        make_player(level_spec(expert) or expert)
+    except ValueError as exc:
+        return f"--daily-expert {expert}: {exc}"
+    try:
+        coach_player(coach)
+    except ValueError as exc:
+        return f"--daily-coach {coach}: {exc}"
+    return None
 
 
 def shown_host(host: str) -> str:
@@ -253,6 +293,10 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
     from dorf.db import DatabaseError, default_path
     from dorf.server.storage import check_database, is_url, redact
 
+    refused = daily_players_refused(args.daily_expert, args.daily_coach)
+    if refused is not None:
+        print(f"dorf serve: {refused}", file=sys.stderr)
+        return 2
     db = redact(args.db) if is_url(args.db) else (args.db or default_path())
     try:
         check_database(args.db)  # a database that cannot be used is one line here, not a traceback later
@@ -284,6 +328,9 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         page_policy=True,
         bot_commands=bot_commands,
         clock_scale=args.clock_scale,
+        daily_expert=args.daily_expert,
+        daily_coach=args.daily_coach,
+        today_file=args.today_file,
     )
 
     class Server(uvicorn.Server):

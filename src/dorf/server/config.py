@@ -61,6 +61,12 @@ class ServerConfig:
     #: than it the clocks run (``--clock-scale``, for tests only: 60 makes a minute a second).
     clock_time: Callable[[], float] = time.time
     clock_scale: float = 1.0
+    #: The daily challenge (``dorf.server.daily``): the computer level (or player spec) whose
+    #: score players try to beat, the coach behind the lessons, and, for tests only, a file
+    #: holding today's date (``YYYY-MM-DD``) read instead of the clock's.
+    daily_expert: str = "expert"
+    daily_coach: str = "planner"
+    today_file: Path | None = None
 
     @property
     def lease(self) -> float:

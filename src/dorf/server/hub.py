@@ -43,6 +43,7 @@ from dorf.formats.record import read_decision
 from dorf.server.computer.pool import ThinkPool
 from dorf.server.computer.seats import ComputerSeats
 from dorf.server.config import ServerConfig
+from dorf.server.daily.challenge import Daily
 from dorf.server.lobby.lobby import Lobby
 from dorf.server.players.service import Players
 from dorf.server.protocol.messages import Move, ProtocolError
@@ -94,6 +95,9 @@ class Hub:
         self.lobby = Lobby(self)
         self.lobby_hooks: list[Callable[[Game], None]] = [self.lobby.changed]
         self.finisher.listeners.append(self.lobby.ended)
+        #: The daily challenge (daily/): a counted attempt's score follows each of its changes.
+        self.daily = Daily(self)
+        self.change_hooks: list[Callable[[Game], None]] = [self.daily.changed]
 
     # --- start and stop -----------------------------------------------------------
 
@@ -108,12 +112,14 @@ class Hub:
             self.timers.set(game_id, deadline, version)
         self.timers.start()
         await self.lobby.start()
+        await self.daily.start()
 
     async def close(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
         await self.timers.close()
         await self.lobby.close()
+        await self.daily.close()
         for game in self.games.values():
             for task in game.thinking.values():
                 task.cancel()
@@ -148,6 +154,7 @@ class Hub:
             "writes": self.storage.counts(),
             "lobby": self.lobby.health(),
             "ended": dict(self.finisher.counts),  # games ended here, by how (round/finisher.py)
+            "daily": self.daily.health(),
         }
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -230,6 +237,7 @@ class Hub:
 
     def hold(self, game: Game) -> None:
         """Keep ``game`` in memory (letting idle ones go beyond ``games_in_memory``)."""
+        self.daily.mark(game.session)
         self.games[game.id] = game
         self.games.move_to_end(game.id)
         extra = len(self.games) - self.config.games_in_memory
@@ -346,6 +354,7 @@ class Hub:
             game.session = replayed(stored)
         except REPLAY_ERRORS as exc:
             raise ProtocolError("broken", f"game {game.id} does not replay: {exc}", 410) from None
+        self.daily.mark(game.session)
         game.take_stored(stored)
 
     def resync(self) -> None:

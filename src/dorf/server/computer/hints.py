@@ -39,6 +39,10 @@ def check_hint_allowed(session: GameSession, seats: set[int], seat: int) -> None
         raise ProtocolError(
             "no-hint", "no hints in a game against another person (only in practice games)", 403
         )
+    if getattr(session, "daily", None) is not None and not practice:
+        raise ProtocolError(
+            "no-hint", "no hints in your attempt at the daily challenge (practice games of it have them)", 403
+        )
     if session.is_over or seat not in session.waiting():
         raise ProtocolError("no-decision", f"seat {seat} has nothing to decide now", 409)
 

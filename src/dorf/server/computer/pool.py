@@ -47,6 +47,7 @@ from typing import Any
 
 from dorf.formats.record import RecordError
 from dorf.server.computer.hints import hint_for
+from dorf.server.computer.lessons import lessons_for
 from dorf.server.computer.replay import replay_steps
 from dorf.server.computer.thinking import think
 
@@ -61,6 +62,8 @@ WATCH_SECONDS = 0.5
 MAX_ANSWER = 32 << 20
 #: The queues of the coach's hints and of the replays, beside those of the games.
 HINTS, REPLAYS = "(hints)", "(replays)"
+#: The queues of the coach's lessons after a game, and of the daily challenge's expert game.
+LESSONS, DAILY = "(lessons)", "(daily)"
 
 
 class ThinkError(Exception):
@@ -409,6 +412,8 @@ def run_job(kind: str, args: dict[str, Any]) -> dict[str, Any]:
             answer = hint_for(args["record"], args["player"], args["seed"], args.get("spec"))
         elif kind == "replay":
             answer = replay_steps(args["record"])
+        elif kind == "lessons":
+            answer = lessons_for(args["record"], args["players"], args["spec"])
         else:
             return {"error": f"no job of kind {kind}"}
     except Exception as exc:  # reported to the server: a fallback move, or an error answer

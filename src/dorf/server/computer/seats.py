@@ -210,15 +210,15 @@ class ComputerSeats:
         seed = computer_seed(session.seed, len(record["decisions"]), player)
         args = {"record": record, "player": player, "seed": seed, "spec": hints.HINT_PLAYER}
         with self._hints.hold(address):
-            return await self._work(HINTS, "hint", args, HINT_SECONDS)
+            return await self.work(HINTS, "hint", args, HINT_SECONDS)
 
     async def replay(self, record: Json, address: str = "unknown") -> Json:
         """The replay viewer's steps of ``record``, computed in the pool's workers (busy, HTTP
         429, if ``address`` waits for one already or the queue is full)."""
         with self._replays.hold(address):
-            return await self._work(REPLAYS, "replay", {"record": record}, REPLAY_SECONDS)
+            return await self.work(REPLAYS, "replay", {"record": record}, REPLAY_SECONDS)
 
-    async def _work(self, queue: str, kind: str, args: Json, seconds: float) -> Json:
+    async def work(self, queue: str, kind: str, args: Json, seconds: float) -> Json:
         """A hint or a replay from the pool; its failures as the client's errors."""
         cap = max(seconds, self.hub.config.ai_max_seconds)
         try:

@@ -36,9 +36,10 @@ from starlette.exceptions import HTTPException
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
-from dorf.server.campaigns import CampaignDesk, finished_game, record_request
+from dorf.server.campaigns import SEALED, CampaignDesk, finished_game, record_request
 from dorf.server.computer.hints import check_hint_allowed
 from dorf.server.config import ServerConfig
+from dorf.server.daily.routes import add_daily_routes
 from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
 from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
 from dorf.server.edge.players import add_player_routes
@@ -77,6 +78,9 @@ PAGES = (
     "/campaigns",
     "/campaigns/{name}",
     "/@/{name}",
+    "/daily",
+    "/daily/{day}",
+    "/leaderboard",
 )
 
 
@@ -308,6 +312,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise ProtocolError(
                 "not-over", "the record comes once the game is over (it holds the seed of the shuffle)", 409
             )
+        if not game.session.seed_public():
+            raise ProtocolError("sealed", SEALED, 409)
         return game
 
     @app.get("/api/games/{game_id}/record")
@@ -373,6 +379,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     add_lobby_routes(app, hub, body_of, too_many)
     add_player_routes(app, hub, body_of)
+    add_daily_routes(app, hub, body_of)
 
     @app.websocket("/ws/{game_id}")
     async def websocket(ws: WebSocket, game_id: str) -> None:

@@ -111,7 +111,9 @@ def add_player_routes(
     async def profile(name: str) -> dict[str, Any]:
         if len(name) > 40:
             raise ProtocolError("no-player", "there is no player so named", 404)
-        return await hub().players.profile(name)
+        found = await hub().players.profile(name)
+        player_id = found.pop("id")  # the page shows the name
+        return {**found, **await hub().daily.of_player(player_id)}
 
     @app.get("/api/games/{game_id}/players")
     async def game_players(game_id: str) -> dict[str, Any]:

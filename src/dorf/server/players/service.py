@@ -86,6 +86,7 @@ class Players(Accounts):
                 {"game": change.game_id, "rating": round(change.after, 2), "ended": change.ended}
             )
         return {
+            "id": found.id,
             "name": found.name,
             "bot": found.bot,
             "ratings": {mode: rating.json() for mode, rating in ratings.items()},

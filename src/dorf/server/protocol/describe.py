@@ -64,7 +64,7 @@ class Description:
     def __init__(self, session: GameSession) -> None:
         self.session = session
         self._cache: dict[str, Any] = {}
-        self._cache_version = -1
+        self._cache_version: object = -1
         self._forget()
         self._faces: dict[int, Json] = {}
         self._seats_made: tuple[tuple[tuple[str, str, str | None, bool], ...], list[Json]] | None = None
@@ -92,7 +92,9 @@ class Description:
         self._cache_version = -1
 
     def _fresh(self) -> dict[str, Any]:
-        version = self.session.version
+        session = self.session
+        # A daily challenge's finished game shows its seed once the day is over: a new description.
+        version = session.version if session.daily is None else (session.version, session.seed_public())
         if self._cache_version != version:
             self._cache = {}
             self._cache_version = version
@@ -261,6 +263,9 @@ class Description:
             # how it ended (normal, time, resign, aborted; None while it goes on), and its clock
             "end": None if not over else ("normal" if ending is None else ending.end),
             "clock": None if session.clock is None else session.clock.json(),
+            # a game of the daily challenge (docs/server.md "The daily challenge"): its day, and
+            # whether it is practice (not the player's counted attempt)
+            "daily": None if session.daily is None else {"date": session.daily, "practice": session.practice},
         }
         for i, area in enumerate(session.areas()):
             described, _, pad = self._area_parts(i, area)
@@ -282,7 +287,7 @@ class Description:
         if isinstance(state, DuelState) and state.turns:  # whose copy of the tile fit nowhere
             aside = state.turns[-1].set_aside
             out["set_aside"] = sorted(session.order[p] for p in (0, 1) if aside[p] and not over)
-        if over:
+        if session.seed_public():
             out["seed"] = session.seed
             out["seed_text"] = str(session.seed)  # exact in JavaScript, which keeps 53 bits of a number
             if not isinstance(state, CoopState):

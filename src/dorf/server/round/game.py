@@ -179,6 +179,7 @@ def replayed(stored: StoredGame) -> GameSession:
     )
     session.seed_chosen = stored.seed_chosen
     session.rated = stored.rated
+    session.daily = stored.daily
     session.version = stored.version
     if stored.clock is not None:
         session.clock = Clock.restore(stored.clock, stored.clock_state, len(stored.seats))

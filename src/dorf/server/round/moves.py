@@ -169,6 +169,8 @@ class Mover:
         if game.session.is_over:
             hub.pool.cancel(game.id)
         hub.computer.kick(game)
+        for hook in hub.change_hooks:
+            hook(game)
 
     def _saved(self, game: Game, by: Connection | None, saved: asyncio.Future[int]) -> None:
         """A change of ``game`` is stored (or refused for good): whoever made it hears ``saved``

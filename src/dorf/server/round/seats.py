@@ -228,15 +228,28 @@ class Seating:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
 
-    async def create(self, body: Any, creator: Player | None = None) -> Json:
+    async def create(
+        self,
+        body: Any,
+        creator: Player | None = None,
+        *,
+        daily: str | None = None,
+        seed: int | None = None,
+        game_id: str | None = None,
+    ) -> Json:
         """Create a game from ``{"mode", "seed"?, "practice"?, "first"?, "rated"?, "seats": [...]}``;
-        its ``here`` seats are ``creator``'s (the player of the request, if it names one)."""
+        its ``here`` seats are ``creator``'s (the player of the request, if it names one).  A game
+        of the daily challenge (:mod:`dorf.server.daily`) is given its ``daily`` day, its ``seed``
+        (the server's: not chosen) and its id."""
         data = need_object(body, "a new game")
         mode = data.get("mode", "coop")
         if not isinstance(mode, str) or mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
         chosen = data.get("seed") is not None
-        seed = parse_seed(data["seed"]) if chosen else draw_seed()
+        if seed is None:
+            seed = parse_seed(data["seed"]) if chosen else draw_seed()
+        elif chosen:
+            raise ProtocolError("bad-message", "the daily challenge's seed is the server's: leave out seed")
         practice = data.get("practice", False)
         if not isinstance(practice, bool):
             raise ProtocolError("bad-message", "practice must be true or false")
@@ -262,9 +275,10 @@ class Seating:
         if rated:
             check_rated(mode, practice, chosen, [(s.kind, s.player) for s in seats], creator is not None)
         await self.hub.players.take_seats(data.get("seats"), seats, creator, rated)
-        game_id = secrets.token_urlsafe(8)
+        game_id = game_id or secrets.token_urlsafe(8)
         session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
         session.seed_chosen = chosen
+        session.daily = daily
         session.rated = rated
         if clock is not None:
             session.clock = clock
@@ -293,6 +307,7 @@ class Seating:
             first,
             seed_chosen=chosen,
             rated=rated,
+            daily=daily,
             clock=None if clock is None else clock.spec.text,
             clock_state=None if clock is None else clock.stored(),
             deadline=None if clock is None else clock.deadline(),

@@ -34,9 +34,10 @@ was before that placement (:meth:`GameSession.pending_seat`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from dorf.formats.record import (
@@ -77,6 +78,11 @@ class SeatSpec:
     claimed: bool = False
     #: The player who holds it (:mod:`dorf.server.players`; None: nobody known).
     player_id: str | None = None
+
+
+def utc_today() -> str:
+    """Today's date, UTC (``YYYY-MM-DD``)."""
+    return datetime.now(UTC).date().isoformat()
 
 
 def computer_seed(seed: int, decisions: int, player: int) -> int:
@@ -166,6 +172,11 @@ class GameSession:
         #: it did (:mod:`~dorf.server.round.finisher`: also by time, resign or abort).
         self.clock: Clock | None = None
         self.ending: Ending | None = None
+        #: The day whose daily challenge shuffle it plays (``YYYY-MM-DD``; None: none), and today's
+        #: date as the server's challenge tells it (:mod:`dorf.server.daily`): its seed and record
+        #: are shown once that day is over.
+        self.daily: str | None = None
+        self.today: Callable[[], str] = utc_today
         #: What the browser sees of it, made once per version and view.
         self.description = Description(self)
 
@@ -206,6 +217,11 @@ class GameSession:
             session.deciders.append(session.order[player])
         session.version = len(decisions)
         return session
+
+    def seed_public(self) -> bool:
+        """Whether its seed (and so its record) may be shown: once it is over, and for a game of
+        the daily challenge once its day is over too (the others play the same shuffle today)."""
+        return self.is_over and (self.daily is None or self.daily < self.today())
 
     def record_head(self, decisions: list[Json]) -> Json:
         """A record of this game with these decisions (players in the engine's order)."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from dorf.server.lobby.pairing import Seek
+    from dorf.server.storage.daily import DayRow, Leader, Result
     from dorf.server.storage.lobby import Choose, OpenGame, Pool
 
 T = TypeVar("T")
@@ -193,6 +194,9 @@ class StoredGame:
     deadline: float | None = None
     end: str | None = None
     winner: int | None = None
+    #: The day (``YYYY-MM-DD``, UTC) whose daily challenge shuffle it plays (None: none): its
+    #: seed and record are shown only once that day is over (:mod:`dorf.server.daily`).
+    daily: str | None = None
 
 
 @dataclass(frozen=True)
@@ -376,6 +380,50 @@ class Storage(Protocol):
     ) -> list[RatingChange]:
         """The rating changes of a player (its latest ``limit`` games, newest first), or of one
         game (one per player)."""
+        ...
+
+    # --- the daily challenge and the leaderboards (dorf.server.daily; storage/daily.py) ----
+
+    async def daily_secret(self, name: str, made: str) -> str:
+        """The secret of ``name`` (stored as ``made`` by whichever server asks first)."""
+        ...
+
+    async def daily_day(self, day: str) -> DayRow: ...
+
+    async def daily_attempt(self, day: str, player_id: str, game_id: str, started: float) -> Result | None:
+        """Start a player's counted attempt of ``day``: None if it had none, else the one it has."""
+        ...
+
+    async def daily_drop(self, game_id: str) -> None: ...
+
+    async def daily_score(self, game_id: str, score: int, finished: bool, today: str) -> bool: ...
+
+    async def daily_result(
+        self, *, day: str = "", player_id: str = "", game_id: str = ""
+    ) -> Result | None: ...
+
+    async def daily_top(self, day: str, limit: int) -> list[Result]: ...
+
+    async def daily_median(self, day: str, players: int) -> float | None: ...
+
+    async def daily_history(self, player_id: str, limit: int) -> list[Result]: ...
+
+    async def daily_days(self, player_id: str, limit: int) -> list[str]: ...
+
+    async def daily_best(self, player_id: str) -> Result | None: ...
+
+    async def daily_claim_expert(self, day: str, instance: str, now: float, lease: float) -> bool: ...
+
+    async def daily_expert_played(self, day: str, score: int) -> None: ...
+
+    async def daily_open_days(self, before: str) -> list[str]: ...
+
+    async def daily_close(self, day: str) -> bool: ...
+
+    async def daily_lessons(self, game_id: str, text: str | None = None) -> str | None: ...
+
+    async def leaders(self, mode: str, limit: int, offset: int = 0) -> list[Leader]:
+        """The rated players a leaderboard may list, best first."""
         ...
 
 

@@ -127,6 +127,16 @@ class Sql:
             query = query.replace("%s", self.mark)
         return self.conn.execute(query, tuple(args))
 
+    def many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``query`` once for each of ``rows``."""
+        if self.mark != "%s":
+            query = query.replace("%s", self.mark)
+        cursor = self.conn.cursor()
+        try:
+            cursor.executemany(query, [tuple(row) for row in rows])
+        finally:
+            cursor.close()
+
 
 class PeopleTables:
     """Players, their secrets and their ratings; each method runs in the caller's transaction."""

@@ -58,6 +58,7 @@ from dorf.server.storage.base import (
     decision_text,
     now,
 )
+from dorf.server.storage.daily import DailyCalls
 from dorf.server.storage.lobby import PostgresLobby, PostgresLobbyCalls
 from dorf.server.storage.people import PeopleCalls, Sql
 from dorf.server.storage.schema import (
@@ -168,8 +169,8 @@ class PostgresTables:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated,"
-                " seed_chosen, rated, thinker, think_until)"
-                f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {EPOCH} + %s)",
+                " seed_chosen, rated, daily, thinker, think_until)"
+                f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {EPOCH} + %s)",
                 (*game_rows(game), thinker, self.lease),
             )
             with conn.cursor() as cursor:
@@ -403,7 +404,7 @@ class Committer:
                         done.set_result(written)
 
 
-class PostgresStorage(PeopleCalls, PostgresLobbyCalls):
+class PostgresStorage(PeopleCalls, DailyCalls, PostgresLobbyCalls):
     """Servers sharing one PostgreSQL database: changes stored first, by compare-and-set."""
 
     def __init__(self, url: str, *, lease: float = 15.0) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dorf.server.storage.base import DamagedGame, StoredGame, StoredSeat
+from dorf.server.storage.daily import SCHEMA_STEP as DAILY_STEP
 from dorf.server.storage.lobby import SCHEMA_STEP as LOBBY_STEP
 from dorf.server.storage.people import SCHEMA_STEP as PLAYERS_STEP
 
@@ -102,6 +103,9 @@ SCHEMA: tuple[str, ...] = (
     ALTER TABLE server_game ADD COLUMN end_winner INTEGER;
     CREATE INDEX server_game_by_deadline ON server_game (finished, deadline)
     """,
+    # The daily challenge (issue 32): the seeds' secret, the days, the counted attempts; the
+    # rating leaderboards' index; a game's day if it is one of the challenge's shuffles.
+    DAILY_STEP,
 )
 
 #: A new game's clock; the clock started when the last seat is taken.
@@ -114,7 +118,7 @@ DEADLINES_QUERY = "SELECT id, deadline, version FROM server_game WHERE finished 
 #: How a stored game is read (``%s`` for its id), the same on SQLite and PostgreSQL.
 GAME_QUERY = (
     "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version, rated,"
-    " clock, clock_state, deadline, end_reason, end_winner"
+    " clock, clock_state, deadline, end_reason, end_winner, daily"
     " FROM server_game WHERE id = %s"
 )
 SEATS_QUERY = (
@@ -126,7 +130,7 @@ DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_
 
 def game_rows(game: StoredGame) -> tuple[Any, ...]:
     """The values of a new game's row: id, mode, tileset, seed, undo, practice, first, created,
-    updated, seed_chosen, rated."""
+    updated, seed_chosen, rated, daily."""
     return (
         game.id,
         game.mode,
@@ -139,6 +143,7 @@ def game_rows(game: StoredGame) -> tuple[Any, ...]:
         game.created,
         int(game.seed_chosen),
         int(game.rated),
+        game.daily,
     )
 
 
@@ -190,4 +195,5 @@ def stored_game(
     game.version = max(game.version, len(game.decisions))
     game.clock, game.clock_state, game.deadline = clock, clock_state, deadline
     game.end, game.winner = end, winner
+    game.daily = row[16]
     return game

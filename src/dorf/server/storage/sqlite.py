@@ -48,6 +48,7 @@ from dorf.server.storage.base import (
     decision_text,
     now,
 )
+from dorf.server.storage.daily import DailyCalls
 from dorf.server.storage.lobby import Choose, OpenGame, Pool, SqliteLobby, player_games
 from dorf.server.storage.people import PeopleCalls, Sql
 from dorf.server.storage.schema import (
@@ -133,8 +134,8 @@ class SqliteTables:
         with transaction(self.conn):
             self.conn.execute(
                 "INSERT INTO server_game"
-                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen, rated)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen, rated,"
+                " daily) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 game_rows(game),
             )
             self.conn.executemany(
@@ -248,7 +249,7 @@ class SqliteTables:
         return stored_game(row, seats, decisions)
 
 
-class SqliteStorage(PeopleCalls):
+class SqliteStorage(PeopleCalls, DailyCalls):
     """A server alone on a SQLite file: changes written behind, clients and limits counted here."""
 
     #: Nobody else thinks for this server's games: its lease never runs out.

@@ -1,0 +1,386 @@
+"""The daily challenge's rows and the rating leaderboards, on both databases (the challenge itself
+is :mod:`dorf.server.daily`): one :class:`DailyTables` whose SQL is written once, run in a
+transaction of its own by either storage (``people``, as :mod:`~dorf.server.storage.people`).
+
+- ``server_secret``: the server's secrets by name; the daily seeds' HMAC key is made by whichever
+  server starts first (``INSERT ... ON CONFLICT DO NOTHING``, then read: every server of a shared
+  database reads the same one);
+- ``server_daily``: one row a day: how many players made their attempt (counted as they start,
+  so no count of the results is needed), the expert computer's score once it has played, who
+  plays it until when (a lease: one server plays it, another takes over if it dies), whether
+  the day is closed (its ranks stored);
+- ``server_daily_result``: one counted attempt per player and day.  Its key ``(day, player_id)``
+  is what makes the attempt one: two attempts started at once (on two servers) insert the same
+  key, and only one insert takes.  The score follows the game's moves; once the day closes each
+  row keeps its rank.  The coach's lessons are kept with it once computed.
+
+The indexes, argued (``docs/server.md``, "The daily challenge"):
+
+- ``server_daily_result (day, score DESC, started)``: a day's top 100 is the first 100 entries of
+  the index, read in order (no sort of the day's rows); a rank is a count of the entries above a
+  score (a range of the same index), the median the entry half-way along it;
+- ``server_daily_result (player_id, day)``: a player's calendar and streak, newest first;
+- ``server_daily_result (game_id)``: a game's attempt (its score as it is played);
+- ``server_rating_leaders (mode, rating DESC) WHERE games >= 10 AND rd < 110``: a partial index
+  holding only the players a leaderboard may list, in rating order: its top 100 are the index's
+  first 100 entries, however many players there are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from dorf.server.storage.people import Sql
+
+T = TypeVar("T")
+
+#: A leaderboard lists players with at least this many rated games and an RD below this (lichess).
+LEADER_GAMES, LEADER_RD = 10, 110.0
+
+SCHEMA_STEP = f"""
+    CREATE TABLE server_secret (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE server_daily (
+        day TEXT PRIMARY KEY,
+        players INTEGER NOT NULL DEFAULT 0,
+        expert_score INTEGER,
+        expert_by TEXT,
+        expert_until DOUBLE PRECISION,
+        closed INTEGER NOT NULL DEFAULT 0 CHECK (closed IN (0, 1))
+    );
+    CREATE TABLE server_daily_result (
+        day TEXT NOT NULL,
+        player_id TEXT NOT NULL REFERENCES server_player (id) ON DELETE CASCADE,
+        game_id TEXT NOT NULL,
+        score INTEGER NOT NULL DEFAULT 0,
+        finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+        started DOUBLE PRECISION NOT NULL,
+        place INTEGER,
+        lessons TEXT,
+        PRIMARY KEY (day, player_id)
+    );
+    CREATE INDEX server_daily_result_by_score ON server_daily_result (day, score DESC, started);
+    CREATE INDEX server_daily_result_by_player ON server_daily_result (player_id, day);
+    CREATE UNIQUE INDEX server_daily_result_by_game ON server_daily_result (game_id);
+    CREATE INDEX server_rating_leaders ON server_rating (mode, rating DESC)
+        WHERE games >= {LEADER_GAMES} AND rd < {LEADER_RD};
+    ALTER TABLE server_game ADD COLUMN daily TEXT
+"""
+
+
+@dataclass(frozen=True)
+class DayRow:
+    """A day of the challenge: its players so far, the expert's score (None: not played yet),
+    whether it is closed (ranks stored)."""
+
+    day: str
+    players: int
+    expert: int | None
+    closed: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    """A counted attempt: its day, player (id and name), game, score, whether it is finished, its
+    rank (None: not known without counting), and the day's expert score and players."""
+
+    day: str
+    player_id: str
+    name: str
+    game_id: str
+    score: int
+    finished: bool
+    rank: int | None = None
+    expert: int | None = None
+    players: int = 0
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A leaderboard's line: a player and its stored rating."""
+
+    name: str
+    rating: float
+    rd: float
+    volatility: float
+    games: int
+    played: float
+
+
+_RESULT = (
+    "SELECT r.day, r.player_id, coalesce(p.name, ''), r.game_id, r.score, r.finished, r.place,"
+    " d.expert_score, coalesce(d.players, 0)"
+    " FROM server_daily_result r LEFT JOIN server_player p ON p.id = r.player_id"
+    " LEFT JOIN server_daily d ON d.day = r.day"
+)
+
+
+def _result(row: Any) -> Result:
+    day, player, name, game, score, finished, place, expert, players = row
+    return Result(day, player, name, game, int(score), bool(finished), place, expert, int(players))
+
+
+class DailyTables:
+    """The challenge's rows; each method runs in the caller's transaction."""
+
+    @staticmethod
+    def secret(sql: Sql, name: str, made: str) -> str:
+        sql(
+            "INSERT INTO server_secret (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+            (name, made),
+        )
+        return str(sql("SELECT value FROM server_secret WHERE name = %s", (name,)).fetchone()[0])
+
+    @staticmethod
+    def day(sql: Sql, day: str) -> DayRow:
+        sql("INSERT INTO server_daily (day) VALUES (%s) ON CONFLICT (day) DO NOTHING", (day,))
+        row = sql(
+            "SELECT day, players, expert_score, closed FROM server_daily WHERE day = %s", (day,)
+        ).fetchone()
+        return DayRow(row[0], int(row[1]), row[2], bool(row[3]))
+
+    @staticmethod
+    def attempt(sql: Sql, day: str, player_id: str, game_id: str, started: float) -> Result | None:
+        """Start ``player_id``'s counted attempt of ``day`` with ``game_id``, unless it has one:
+        None if it started one now, else the one it has."""
+        sql("INSERT INTO server_daily (day) VALUES (%s) ON CONFLICT (day) DO NOTHING", (day,))
+        taken = sql(
+            "INSERT INTO server_daily_result (day, player_id, game_id, started) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (day, player_id) DO NOTHING",
+            (day, player_id, game_id, started),
+        ).rowcount
+        if taken == 1:
+            sql("UPDATE server_daily SET players = players + 1 WHERE day = %s", (day,))
+            return None
+        row = sql(f"{_RESULT} WHERE r.day = %s AND r.player_id = %s", (day, player_id)).fetchone()
+        return _result(row)
+
+    @staticmethod
+    def drop_attempt(sql: Sql, game_id: str) -> None:
+        """An attempt whose game could not be stored is no attempt."""
+        day = sql("SELECT day FROM server_daily_result WHERE game_id = %s", (game_id,)).fetchone()
+        if day is not None:
+            sql("DELETE FROM server_daily_result WHERE game_id = %s", (game_id,))
+            sql("UPDATE server_daily SET players = players - 1 WHERE day = %s", (day[0],))
+
+    @staticmethod
+    def score(sql: Sql, game_id: str, score: int, finished: bool, today: str) -> bool:
+        """A counted attempt's score as its game stands (only while its day lasts): whether it was
+        one."""
+        changed = sql(
+            "UPDATE server_daily_result SET score = %s, finished = %s"
+            " WHERE game_id = %s AND day = %s AND finished = 0",
+            (score, int(finished), game_id, today),
+        ).rowcount
+        return bool(changed)
+
+    @staticmethod
+    def result_of(sql: Sql, day: str, player_id: str, game_id: str) -> Result | None:
+        """A player's attempt of a day, or a game's attempt, with its rank."""
+        if game_id:
+            row = sql(f"{_RESULT} WHERE r.game_id = %s", (game_id,)).fetchone()
+        else:
+            row = sql(f"{_RESULT} WHERE r.day = %s AND r.player_id = %s", (day, player_id)).fetchone()
+        if row is None:
+            return None
+        found = _result(row)
+        if found.rank is None:
+            found = DailyTables._ranked(sql, found)
+        return found
+
+    @staticmethod
+    def _ranked(sql: Sql, result: Result) -> Result:
+        above = sql(
+            "SELECT count(*) FROM server_daily_result WHERE day = %s AND score > %s",
+            (result.day, result.score),
+        ).fetchone()[0]
+        return replace(result, rank=int(above) + 1)
+
+    @staticmethod
+    def top(sql: Sql, day: str, limit: int) -> list[Result]:
+        """A day's best attempts in order, ranked (ties share a rank)."""
+        rows = sql(
+            f"{_RESULT} WHERE r.day = %s ORDER BY r.score DESC, r.started LIMIT %s", (day, limit)
+        ).fetchall()
+        out: list[Result] = []
+        for n, row in enumerate(rows, 1):
+            found = _result(row)
+            rank = out[-1].rank if out and out[-1].score == found.score else n
+            out.append(replace(found, rank=rank))
+        return out
+
+    @staticmethod
+    def median(sql: Sql, day: str, players: int) -> float | None:
+        """The median score of a day's attempts (``players`` of them)."""
+        if players <= 0:
+            return None
+        middle = sql(
+            "SELECT score FROM server_daily_result WHERE day = %s ORDER BY score DESC, started"
+            " LIMIT %s OFFSET %s",
+            (day, 2 - players % 2, (players - 1) // 2),
+        ).fetchall()
+        if not middle:
+            return None
+        return sum(float(row[0]) for row in middle) / len(middle)
+
+    @staticmethod
+    def history(sql: Sql, player_id: str, limit: int) -> list[Result]:
+        """A player's attempts, newest first (ranks of closed days; others counted)."""
+        rows = sql(
+            f"{_RESULT} WHERE r.player_id = %s ORDER BY r.day DESC LIMIT %s", (player_id, limit)
+        ).fetchall()
+        found = [_result(row) for row in rows]
+        return [r if r.rank is not None else DailyTables._ranked(sql, r) for r in found]
+
+    @staticmethod
+    def days(sql: Sql, player_id: str, limit: int) -> list[str]:
+        """The days a player made its attempt, newest first."""
+        rows = sql(
+            "SELECT day FROM server_daily_result WHERE player_id = %s ORDER BY day DESC LIMIT %s",
+            (player_id, limit),
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
+    @staticmethod
+    def best(sql: Sql, player_id: str) -> Result | None:
+        """A player's best attempt of a closed day (its rank kept), the earliest of equals."""
+        row = sql(
+            f"{_RESULT} WHERE r.player_id = %s AND r.place IS NOT NULL ORDER BY r.score DESC, r.day LIMIT 1",
+            (player_id,),
+        ).fetchone()
+        return None if row is None else _result(row)
+
+    @staticmethod
+    def claim_expert(sql: Sql, day: str, instance: str, now: float, lease: float) -> bool:
+        """Take the lease to play the expert's game of ``day`` (nobody holds it, or it ran out)."""
+        sql("INSERT INTO server_daily (day) VALUES (%s) ON CONFLICT (day) DO NOTHING", (day,))
+        taken = sql(
+            "UPDATE server_daily SET expert_by = %s, expert_until = %s WHERE day = %s"
+            " AND expert_score IS NULL AND (expert_until IS NULL OR expert_until < %s OR expert_by = %s)",
+            (instance, now + lease, day, now, instance),
+        ).rowcount
+        return bool(taken)
+
+    @staticmethod
+    def expert_played(sql: Sql, day: str, score: int) -> None:
+        sql(
+            "UPDATE server_daily SET expert_score = %s, expert_by = NULL, expert_until = NULL"
+            " WHERE day = %s AND expert_score IS NULL",
+            (score, day),
+        )
+
+    @staticmethod
+    def open_days(sql: Sql, before: str) -> list[str]:
+        rows = sql("SELECT day FROM server_daily WHERE closed = 0 AND day < %s ORDER BY day", (before,))
+        return [str(row[0]) for row in rows.fetchall()]
+
+    @staticmethod
+    def close_day(sql: Sql, day: str) -> bool:
+        """Close a day that is over: each attempt keeps its rank (ties share one).  Whether this
+        call closed it (another server may have)."""
+        row = sql(f"SELECT closed FROM server_daily WHERE day = %s{sql.lock}", (day,)).fetchone()
+        if row is None or row[0]:
+            return False
+        scores = sql(
+            "SELECT player_id, score FROM server_daily_result WHERE day = %s ORDER BY score DESC, started",
+            (day,),
+        ).fetchall()
+        places: list[tuple[int, str, str]] = []
+        last, rank = None, 0
+        for n, (player, score) in enumerate(scores, 1):
+            if score != last:
+                last, rank = score, n
+            places.append((rank, day, player))
+        for start in range(0, len(places), 1000):
+            sql.many(
+                "UPDATE server_daily_result SET place = %s WHERE day = %s AND player_id = %s",
+                places[start : start + 1000],
+            )
+        sql("UPDATE server_daily SET closed = 1 WHERE day = %s", (day,))
+        return True
+
+    @staticmethod
+    def lessons(sql: Sql, game_id: str, text: str | None) -> str | None:
+        """A counted attempt's lessons as kept (``text``: keep these first)."""
+        if text is not None:
+            sql("UPDATE server_daily_result SET lessons = %s WHERE game_id = %s", (text, game_id))
+        row = sql("SELECT lessons FROM server_daily_result WHERE game_id = %s", (game_id,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    @staticmethod
+    def leaders(sql: Sql, mode: str, limit: int, offset: int) -> list[Leader]:
+        """The rated players a leaderboard may list (``LEADER_GAMES`` games, RD below ``LEADER_RD``
+        as stored), best first."""
+        rows = sql(
+            "SELECT p.name, r.rating, r.rd, r.volatility, r.games, r.played FROM server_rating r"
+            " JOIN server_player p ON p.id = r.player_id"
+            f" WHERE r.mode = %s AND r.games >= {LEADER_GAMES} AND r.rd < {LEADER_RD}"
+            " ORDER BY r.rating DESC LIMIT %s OFFSET %s",
+            (mode, limit, offset),
+        ).fetchall()
+        return [Leader(str(a), float(b), float(c), float(v), int(d), float(e)) for a, b, c, v, d, e in rows]
+
+
+class DailyCalls:
+    """The storage's calls of the daily challenge and the leaderboards, for a storage that runs
+    ``work(sql, *args)`` in a transaction of its own (``people``)."""
+
+    async def people(self, work: Callable[..., T], *args: Any) -> T:
+        raise NotImplementedError
+
+    async def daily_secret(self, name: str, made: str) -> str:
+        """The secret of ``name``, stored as ``made`` if none was."""
+        return await self.people(DailyTables.secret, name, made)
+
+    async def daily_day(self, day: str) -> DayRow:
+        return await self.people(DailyTables.day, day)
+
+    async def daily_attempt(self, day: str, player_id: str, game_id: str, started: float) -> Result | None:
+        """Start a counted attempt: None if it is the player's first of the day, else the first."""
+        return await self.people(DailyTables.attempt, day, player_id, game_id, started)
+
+    async def daily_drop(self, game_id: str) -> None:
+        await self.people(DailyTables.drop_attempt, game_id)
+
+    async def daily_score(self, game_id: str, score: int, finished: bool, today: str) -> bool:
+        return await self.people(DailyTables.score, game_id, score, finished, today)
+
+    async def daily_result(self, *, day: str = "", player_id: str = "", game_id: str = "") -> Result | None:
+        return await self.people(DailyTables.result_of, day, player_id, game_id)
+
+    async def daily_top(self, day: str, limit: int) -> list[Result]:
+        return await self.people(DailyTables.top, day, limit)
+
+    async def daily_median(self, day: str, players: int) -> float | None:
+        return await self.people(DailyTables.median, day, players)
+
+    async def daily_history(self, player_id: str, limit: int) -> list[Result]:
+        return await self.people(DailyTables.history, player_id, limit)
+
+    async def daily_days(self, player_id: str, limit: int) -> list[str]:
+        return await self.people(DailyTables.days, player_id, limit)
+
+    async def daily_best(self, player_id: str) -> Result | None:
+        return await self.people(DailyTables.best, player_id)
+
+    async def daily_claim_expert(self, day: str, instance: str, now: float, lease: float) -> bool:
+        return await self.people(DailyTables.claim_expert, day, instance, now, lease)
+
+    async def daily_expert_played(self, day: str, score: int) -> None:
+        await self.people(DailyTables.expert_played, day, score)
+
+    async def daily_open_days(self, before: str) -> list[str]:
+        return await self.people(DailyTables.open_days, before)
+
+    async def daily_close(self, day: str) -> bool:
+        return await self.people(DailyTables.close_day, day)
+
+    async def daily_lessons(self, game_id: str, text: str | None = None) -> str | None:
+        return await self.people(DailyTables.lessons, game_id, text)
+
+    async def leaders(self, mode: str, limit: int, offset: int = 0) -> list[Leader]:
+        return await self.people(DailyTables.leaders, mode, limit, offset)
+
+
+__all__ = ["LEADER_GAMES", "LEADER_RD", "DailyCalls", "DailyTables", "DayRow", "Leader", "Result"]
