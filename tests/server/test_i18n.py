@@ -482,6 +482,29 @@ def _fixed_errors() -> Iterator[str]:
     yield "at most 2 new campaigns a minute from one address: try again in 3 s"
     yield "there is nothing to undo"
     yield "a laid tile stays: undo is only for practice games (chosen when created)"
+    # the daily challenge's refusals (dorf.server.daily.challenge, .calendar)
+    yield "no hints in your attempt at the daily challenge (practice games of it have them)"
+    yield "your attempt at today's challenge goes on: finish it first (its game is in GET /api/daily)"
+    yield "a day is written YYYY-MM-DD (2026-12-02)"
+    yield "the challenge of 2026-12-09 has not begun"
+    yield "the lessons are for the game's players: send your seat's token"
+    yield "the lessons come once the game is over"
+    yield "the daily challenge is played by a player: open the site first"
+
+
+def _lesson_reasons() -> Iterator[str]:
+    """What the coach's lessons after a game say (the planner's foresight among them)."""
+    from dorf.formats.record import record_of
+    from dorf.games.coop import CoopGame
+    from dorf.server.computer.lessons import lessons_for
+
+    for seed in (2, 5):
+        state = CoopGame(seed=seed).new_state()
+        rng = random.Random(seed)
+        while not state.is_over:
+            state.apply(rng.choice(state.legal_decisions(0)), 0)
+        for lesson in lessons_for(record_of(state, ["Ann"]), [0], "planner:1")["lessons"]:
+            yield from lesson["reasons"]
 
 
 def test_every_english_text_of_the_server_has_a_template() -> None:
@@ -496,6 +519,7 @@ def test_every_english_text_of_the_server_has_a_template() -> None:
         for preview in previews:
             said.update((label, "server.pad.") for label, _, _ in preview["score_changes"])
     said.update((text, "server.coach.") for text in _coach_reasons())
+    said.update((text, "server.coach.") for text in _lesson_reasons())
     said.update((text, "server.error.") for text in _errors())
     said.update((text, "server.campaign.") for text in _campaign_texts())
     said.update((text, "server.log.") for text in _tiles())

@@ -499,6 +499,36 @@ export class Board {
     return out;
   }
 
+  /** Outline cells, each with its class and an optional word in it ([[q, r, className, word]]: a
+   * lesson's placement and the coach's), and fit the view to them and the tiles up to `around`
+   * cells from them (all the tiles: Infinity). */
+  outline(cells, around = Infinity) {
+    const layer = this.layers.last;
+    layer.replaceChildren();
+    for (const [q, r, name, word] of cells) {
+      const [x, y] = center(q, r);
+      const cell = document.createElementNS(NS, "polygon");
+      cell.setAttribute("class", name);
+      cell.setAttribute("points", hexPoints(S - 4, x, y));
+      layer.appendChild(cell);
+      if (!word) continue;
+      // The word keeps a readable size however far the board is zoomed out, as a task marker does.
+      const mark = document.createElementNS(NS, "g");
+      const text = document.createElementNS(NS, "text");
+      text.setAttribute("class", `${name}-word`);
+      text.setAttribute("y", "5");
+      text.setAttribute("text-anchor", "middle");
+      text.textContent = word;
+      mark.appendChild(text);
+      layer.appendChild(mark);
+      this.marks.push({ node: mark, x, y, base: 1, flag: false });
+    }
+    const near = ([q, r]) => cells.some(([cq, cr]) => (Math.abs(q - cq) + Math.abs(r - cr) + Math.abs(q + r - cq - cr)) / 2 <= around);
+    this.cells = [...this.cells.filter(near), ...cells.map(([q, r]) => [q, r])];
+    this.fit();
+    this._scaleMarks();
+  }
+
   /** Outline the cells of territories (from a preview): [{letter, cells}]. */
   setHighlight(groups) {
     let html = "";

@@ -48,8 +48,11 @@ export const cardMethods = {
     }
     if (game.over) {
       actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, t("pad.button")));
-      actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")));
-      actions.appendChild(el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")));
+      // A daily challenge's record (its seed) is given out once its day is over.
+      if (this.recordShown()) {
+        actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")));
+        actions.appendChild(el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")));
+      }
     }
     const watching = !this.you.seats.length ? el("p", { class: "note" }, t("turn.watching")) : null;
     const aside = (game.set_aside || []).filter((s) => this.you.seats.includes(s)).map((s) =>
@@ -322,10 +325,12 @@ export const cardMethods = {
     if (game.over && game.mode !== "coop") {
       verdict = game.winner === null || game.winner === undefined ? t("pad.shared") : t("pad.wins", { name: game.seats[game.winner].name });
     }
+    const record = game.over && this.recordShown();
     const actions = el("div", { class: "actions" },
-      game.over ? el("a", { class: "button", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")) : null,
-      game.over ? el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")) : null,
-      game.over && game.mode === "coop" && !game.practice ? el("a", { class: "button secondary", href: `/campaigns?game=${this.id}` }, t("pad.campaign")) : null,
+      game.over && game.daily ? el("button", { type: "button", id: "pad-daily", onclick: () => this.showDailyEnd() }, t("daily.open")) : null,
+      record ? el("a", { class: "button", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")) : null,
+      record ? el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")) : null,
+      record && game.mode === "coop" && !game.practice ? el("a", { class: "button secondary", href: `/campaigns?game=${this.id}` }, t("pad.campaign")) : null,
       el("a", { class: "button secondary", href: "/" }, t("pad.new_game")),
       el("button", { type: "button", class: "secondary", id: "pad-close", onclick: () => this.closePad() }, t("pad.close")),
     );
@@ -337,6 +342,7 @@ export const cardMethods = {
       el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => i === 0 ? el("td", {}) : el("th", { scope: "col" },
         game.mode !== "coop" ? el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i - 1]}` }) : null, h)))), el("tbody", {}, rows)),
       actions);
+    this.modal.setAttribute("aria-labelledby", "score-pad-title");
     put(this.modal, box);
     this.modal.classList.remove("hidden");
     // A modal dialog: what is behind it can be neither reached nor read until it closes.

@@ -6,6 +6,7 @@ import { cardMethods } from "./cards.js";
 import { clockMethods } from "./clock.js";
 import { playerMethods } from "./players.js";
 import { Connection } from "./connection.js";
+import { dailyMethods } from "./daily-end.js";
 import { draftMethods } from "./draft.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
 import { phoneMethods } from "./phone.js";
@@ -72,7 +73,7 @@ class GameController {
       type: "button", class: "sheet-close secondary", "aria-label": t("game.close"), onclick: () => this.closeSheet(),
     }, "✕"));
     this.cards = {};
-    for (const name of ["turn", "tile", "preview", "tasks", "score", "share", "log"]) {
+    for (const name of ["daily", "turn", "tile", "preview", "tasks", "score", "share", "log"]) {
       this.cards[name] = el("div", { class: `card card-${name}`, id: `card-${name}` });
       this.panel.appendChild(this.cards[name]);
     }
@@ -231,7 +232,9 @@ class GameController {
     if (before) this.celebrate(before, game);
     if (game.over && !this.padShown) {
       this.padShown = true;
-      this.showPad();
+      // A daily challenge ends with its result (rank, the expert, the coach's lessons); others with the score pad.
+      if (game.daily) this.showDailyEnd();
+      else this.showPad();
     }
   }
 
@@ -317,7 +320,9 @@ class GameController {
   }
 
   canHint() {
-    return this.actSeat() !== null && !this.game.over;
+    // A daily challenge's counted attempt is played without the coach: its score goes on a leaderboard.
+    const counted = this.game.daily && !this.game.daily.practice;
+    return this.actSeat() !== null && !this.game.over && !counted;
   }
 
   // --- drawing -------------------------------------------------------------------------------
@@ -337,6 +342,7 @@ class GameController {
   }
 
   renderCards() {
+    this.renderDaily();
     this.renderTurn();
     this.renderTile();
     this.renderPreview();
@@ -693,4 +699,4 @@ class GameController {
 
 }
 
-Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods);
+Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods, dailyMethods);

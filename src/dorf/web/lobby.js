@@ -1,9 +1,13 @@
-// The start page: choose a game, its seats (here, online, computer) and start; the player's games
-// (the server's list and those only this browser knows, one list); and the page an invited player opens to take a seat.
+// The start page: today's challenge (daily.js) at the top, quick pairing and the open games
+// (lobby-live.js), the leaderboards (leaderboard.js), then choose a game, its seats (here, online,
+// computer) and start; the player's games (the server's list and those only this browser knows,
+// one list); and the page an invited player opens to take a seat.
 import { api, el, forgetGame, rememberGame, rememberedGames, toast, modeName, listOf, put } from "./util.js";
 import { tileIcon } from "./hex.js";
 import { language, server, t, term } from "./i18n.js";
 import { liveLobby } from "./lobby-live.js";
+import { dailyCard } from "./daily.js";
+import { leaderboardCards } from "./leaderboard.js";
 
 // The games (their names and blurbs are the catalog's mode.ID and lobby.blurb.ID).
 const MODES = [
@@ -212,7 +216,9 @@ export function lobbyPage(root) {
     el("section", { class: "intro" },
       el("h1", {}, t("lobby.title")),
       el("p", {}, t("lobby.intro"))),
+    dailyCard(),
     el("div", { class: "play-now" }, live.quickBox, live.openBox),
+    leaderboardCards(),
     form,
     el("div", { class: "lobby-side" }, live.mineBox)));
 }

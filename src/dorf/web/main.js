@@ -30,6 +30,10 @@ async function tilePatterns() {
 
 if (parts[0] === "campaigns") {
   import("./campaigns.js").then((m) => m.campaignsPage(root, parts[1]));
+} else if (parts[0] === "daily") {
+  (await import("./daily.js")).dailyPage(root, parts[1]);
+} else if (parts[0] === "leaderboard") {
+  (await import("./leaderboard.js")).leaderboardPage(root);
 } else {
   await tilePatterns();
   if (parts[0] === "@" && parts[1]) (await import("./profile.js")).profilePage(root, parts[1]);

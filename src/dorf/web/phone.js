@@ -14,7 +14,7 @@ export const phoneMethods = {
     this.barPlace = button(t("bar.place"), { class: "bar-place", id: "bar-place" }, () => this.placeFromBar());
     this.barUndo = button("↶", { class: "secondary", id: "bar-undo", title: t("bar.undo"), "aria-label": t("bar.undo_label") }, () => this.undo());
     this.barTasks = button(t("bar.tasks", { n: "" }).trim(), { class: "secondary", id: "bar-tasks" }, () => this.openSheet("tasks"));
-    this.barScore = button(t("bar.score", { n: "" }).trim(), { class: "secondary", id: "bar-score" }, () => this.showPad());
+    this.barScore = button(t("bar.score", { n: "" }).trim(), { class: "secondary", id: "bar-score" }, () => (this.game && this.game.daily && this.game.over ? this.showDailyEnd() : this.showPad()));
     this.barMore = button("☰", { class: "secondary", id: "bar-more", title: t("bar.more"), "aria-label": t("bar.more_label") }, () => this.openSheet("more"));
     // Once the game is over: what comes next, beside the result.
     this.barNew = el("a", { class: "button bar-next hidden", id: "bar-new", href: "/" }, t("bar.new_game"));
@@ -74,7 +74,7 @@ export const phoneMethods = {
     this.barPlace.disabled = this.busy || me === null || (draft ? this.draftChoice === null : !this.selected);
     this.barPlace.classList.toggle("hidden", game.over);
     this.barNew.classList.toggle("hidden", !game.over);
-    this.barReplay.classList.toggle("hidden", !game.over);
+    this.barReplay.classList.toggle("hidden", !game.over || !this.recordShown());
     this.barUndo.classList.toggle("hidden", !this.undoShown());
     this.barHint.classList.toggle("hidden", !this.canHint());
     this.barHint.disabled = !!this.hintBusy;

@@ -4,11 +4,18 @@
 // /api/games/ID/players when the game opens, when someone takes an online seat, and again when it
 // ends (until the change is there).
 import { api, el } from "./util.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 /** A rating as a label shows it: rounded, "?" while provisional. */
 export function ratingText(rating) {
   return `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`;
+}
+
+/** A player's name as the page shows it: a computer level's player ("Computer (easy)") in the
+ * page's language; any other name as it is. */
+export function playerName(name) {
+  const level = /^Computer \((\w+)\)$/.exec(String(name ?? ""));
+  return level && has(`level.${level[1]}`) ? t("player.computer_level", { level: t(`level.${level[1]}`) }) : name;
 }
 
 /** A change as a sign and a number: +12, −12 (a minus sign), ±0. */

@@ -1,44 +1,109 @@
 // A player's page, /@/NAME (docs/server.md, "Players and ratings"): the ratings in each rated
-// mode ("?" while provisional), the rating after each rated game drawn as a line, the last rated
-// games; on one's own page, the name, the password, signing in and out, and API tokens for a bot.
+// mode ("?" while provisional), the rating after each rated game drawn as a line, the daily
+// challenges (the best, the streak, a calendar of six weeks), the last rated games with a link to
+// replay each; on one's own page, the name, the password, signing in and out, and API tokens.
 import { api, el, modeName, put, toast } from "./util.js";
-import { t } from "./i18n.js";
-import { changeText, ratingText, whoAmI } from "./players.js";
+import { language, t } from "./i18n.js";
+import { dayText, rankText, shiftDay } from "./daily.js";
+import { changeText, playerName, ratingText, whoAmI } from "./players.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/** The ratings after each game, one line per mode, as a small SVG (no script, no inline code). */
+/** The ratings after each game, one line per mode, as a small SVG (no script, no inline code):
+ * the highest and lowest rating written at the left, 1500 (where everyone starts) dashed, and a
+ * legend of the modes with their last rating under it. */
 function historyChart(history) {
-  const points = Object.values(history).flat();
+  const lists = Object.entries(history).filter(([, list]) => list.length);
+  if (!lists.length) return el("p", { class: "note", id: "rating-history" }, t("player.no_games"));
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("class", "rating-chart");
-  svg.setAttribute("viewBox", "0 0 300 100");
+  svg.setAttribute("viewBox", "0 0 320 120");
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", t("player.history"));
-  if (points.length < 1) return svg;
-  const ratings = points.map((p) => p.rating);
-  const low = Math.min(...ratings) - 20, high = Math.max(...ratings) + 20;
-  Object.entries(history).forEach(([mode, list], m) => {
-    if (!list.length) return;
-    const xs = list.map((_, i) => (list.length === 1 ? 150 : 8 + (284 * i) / (list.length - 1)));
-    const ys = list.map((p) => 92 - (84 * (p.rating - low)) / (high - low));
-    const line = document.createElementNS(SVG, "polyline");
-    line.setAttribute("points", xs.map((x, i) => `${x.toFixed(1)},${ys[i].toFixed(1)}`).join(" "));
-    line.setAttribute("class", `rating-line mode-${m}`);
-    svg.appendChild(line);
+  const ratings = lists.flatMap(([, list]) => list.map((p) => p.rating));
+  const low = Math.min(...ratings, 1500) - 15, high = Math.max(...ratings, 1500) + 15;
+  const left = 40, right = 312, top = 10, bottom = 108;
+  const y = (rating) => bottom - ((bottom - top) * (rating - low)) / (high - low);
+  const add = (name, attrs, text) => {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+    if (text !== undefined) node.textContent = text;
+    svg.appendChild(node);
+    return node;
+  };
+  const top1 = Math.max(...ratings), low1 = Math.min(...ratings);
+  for (const value of new Set([Math.round(top1), 1500, Math.round(low1)])) {
+    add("line", { class: `rating-grid${value === 1500 ? " start" : ""}`, x1: left, x2: right, y1: y(value).toFixed(1), y2: y(value).toFixed(1) });
+    add("text", { class: "rating-axis", x: left - 4, y: (y(value) + 3.5).toFixed(1), "text-anchor": "end" }, String(value));
+  }
+  lists.forEach(([mode, list]) => {
+    const m = Object.keys(history).indexOf(mode);
+    const xs = list.map((_, i) => left + 8 + ((right - left - 8) * (i + 1)) / list.length);
+    // From 1500, where every rating starts (drawn at the left edge: no game there).
+    const points = [`${left},${y(1500).toFixed(1)}`, ...xs.map((x, i) => `${x.toFixed(1)},${y(list[i].rating).toFixed(1)}`)];
+    add("polyline", { class: `rating-line mode-${m}`, points: points.join(" ") });
     xs.forEach((x, i) => {
-      const dot = document.createElementNS(SVG, "circle");
-      dot.setAttribute("cx", x.toFixed(1));
-      dot.setAttribute("cy", ys[i].toFixed(1));
-      dot.setAttribute("r", "2.5");
-      dot.setAttribute("class", `rating-dot mode-${m}`);
+      const dot = add("circle", { class: `rating-dot mode-${m}`, cx: x.toFixed(1), cy: y(list[i].rating).toFixed(1), r: list.length > 40 ? 1.6 : 2.6 });
       const title = document.createElementNS(SVG, "title");
       title.textContent = `${modeName(mode)}: ${Math.round(list[i].rating)}`;
       dot.appendChild(title);
-      svg.appendChild(dot);
     });
   });
-  return svg;
+  const legend = el("p", { class: "rating-legend" }, lists.map(([mode, list]) =>
+    el("span", { class: `rating-key mode-${Object.keys(history).indexOf(mode)}` }, t("player.history_key", { mode: modeName(mode), rating: Math.round(list.at(-1).rating), count: list.length }))));
+  return el("figure", { class: "rating-figure", id: "rating-history" }, svg, legend);
+}
+
+/** The daily challenges of the last six weeks, a week a row from Monday: each day played shows its
+ * score, its rank (once finished) and a star where the expert computer was beaten; a day whose
+ * board may be seen links to it. */
+function dailyCalendar(results, today) {
+  const played = new Map(results.map((r) => [r.date, r]));
+  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
+  const first = shiftDay(today, -weekday - 35);
+  const names = [...Array(7)].map((_, i) => {
+    try {
+      return new Intl.DateTimeFormat(language(), { weekday: "short", timeZone: "UTC" }).format(new Date(`${shiftDay(first, i)}T00:00:00Z`));
+    } catch { return ""; }
+  });
+  const cells = [...Array(42)].map((_, i) => {
+    const date = shiftDay(first, i);
+    const r = played.get(date);
+    const day = Number(date.slice(8));
+    const label = day === 1 || i === 0 ? dayText(date, "medium").replace(/,?\s*\d{4}$/, "") : String(day);
+    const classes = ["cal-day", r ? "played" : "", r && r.beat ? "beat" : "", date > today ? "future" : "", date === today ? "today" : ""].filter(Boolean).join(" ");
+    const words = r
+      ? [dayText(date), t("player.daily_score", { score: r.score }), r.finished ? rankText(r.rank, r.players) : t("player.daily_unfinished"),
+        r.beat === true ? t("player.daily_beat") : r.beat === false ? t("player.daily_not_beat", { expert: r.expert }) : null].filter(Boolean).join(", ")
+      : dayText(date);
+    const inside = [
+      el("span", { class: "cal-date", "aria-hidden": "true" }, label),
+      r ? el("span", { class: "cal-score", "aria-hidden": "true" }, String(r.score)) : null,
+      r ? el("span", { class: "cal-rank", "aria-hidden": "true" }, r.finished ? `#${r.rank}` : "…") : null,
+      r && r.beat ? el("span", { class: "cal-beat", "aria-hidden": "true" }, "★") : null,
+      r ? el("span", { class: "sr-only" }, words) : null,
+    ];
+    const body = r && r.game ? el("a", { href: `/game/${encodeURIComponent(r.game)}`, title: words }, inside) : el("span", { title: r ? words : null }, inside);
+    return el("li", { class: classes, "data-date": date, "data-score": r ? String(r.score) : null, "data-rank": r ? String(r.rank) : null, "data-beat": r && r.beat !== null && r.beat !== undefined ? String(r.beat) : null }, body);
+  });
+  return el("div", { class: "daily-calendar", id: "daily-calendar" },
+    el("div", { class: "cal-head", "aria-hidden": "true" }, names.map((name) => el("span", {}, name))),
+    el("ol", { class: "cal-grid", "aria-label": t("player.daily_calendar") }, cells),
+    el("p", { class: "note cal-legend" }, t("player.daily_legend")));
+}
+
+/** The best daily score, the streak, how many were played and how often the computer was beaten. */
+function dailyFacts(player) {
+  const results = player.daily || [];
+  const best = player.daily_best;
+  const beaten = results.filter((r) => r.beat === true).length;
+  return el("dl", { class: "ratings daily-facts", id: "daily-facts" },
+    el("dt", {}, t("player.daily_best")),
+    el("dd", { id: "daily-best" }, best ? [el("b", {}, String(best.score)), " ", el("small", {}, t("player.daily_best_when", { rank: best.rank, date: dayText(best.date) }))] : el("small", {}, t("player.daily_none"))),
+    el("dt", {}, t("player.streak")),
+    el("dd", { id: "daily-streak", "data-streak": String(player.streak ?? 0) }, el("b", {}, String(player.streak ?? 0)), " ", el("small", {}, t("player.streak_days", { count: player.streak ?? 0 }))),
+    el("dt", {}, t("player.daily_played")),
+    el("dd", {}, el("b", {}, String(results.length)), " ", el("small", {}, beaten ? t("player.daily_beaten", { count: beaten }) : t("player.daily_never"))));
 }
 
 function ratingsList(ratings) {
@@ -51,13 +116,15 @@ function ratingsList(ratings) {
 
 function gamesTable(games) {
   if (!games.length) return el("p", { class: "note", id: "player-games" }, t("player.no_games"));
-  return el("table", { class: "pad wide", id: "player-games" },
+  return el("div", { class: "table-scroll" }, el("table", { class: "pad wide", id: "player-games" },
     el("thead", {}, el("tr", {}, ["mode", "opponent", "result", "rating"].map((h) => el("th", { scope: "col" }, t(`player.col.${h}`))))),
     el("tbody", {}, games.map((g) => el("tr", {},
-      el("td", {}, el("a", { href: `/game/${encodeURIComponent(g.id)}` }, modeName(g.mode))),
-      el("td", {}, el("a", { href: `/@/${encodeURIComponent(g.opponent)}` }, g.opponent)),
+      // The game's page, and its replay under it (one column: the table fits a phone).
+      el("td", {}, el("a", { class: "nowrap", href: `/game/${encodeURIComponent(g.id)}` }, modeName(g.mode)), el("br"),
+        el("a", { class: "replay-link", href: `/replay/${encodeURIComponent(g.id)}`, "aria-label": t("player.replay_label", { mode: modeName(g.mode), opponent: playerName(g.opponent) }) }, t("player.replay"))),
+      el("td", {}, el("a", { href: `/@/${encodeURIComponent(g.opponent)}` }, playerName(g.opponent))),
       el("td", {}, t(`player.result.${g.result}`)),
-      el("td", {}, `${Math.round(g.rating)} `, el("span", { class: `rating-change ${g.change > 0 ? "up" : g.change < 0 ? "down" : "even"}` }, changeText(g.change)))))));
+      el("td", { class: "nowrap" }, `${Math.round(g.rating)} `, el("span", { class: `rating-change ${g.change > 0 ? "up" : g.change < 0 ? "down" : "even"}` }, changeText(g.change))))))));
 }
 
 /** A one-field form that posts to the API and says what came of it. */
@@ -111,9 +178,11 @@ function accountBox(mine) {
 export async function profilePage(root, name) {
   const page = el("div", { class: "lobby narrow player-page" });
   put(root, page);
-  let player, mine;
+  let player, mine, today;
   try {
-    [player, mine] = await Promise.all([api("GET", `/api/players/${encodeURIComponent(name)}`), whoAmI()]);
+    // Today as the server counts days (the calendar ends with its week), where it has the challenge.
+    [player, mine, today] = await Promise.all([api("GET", `/api/players/${encodeURIComponent(name)}`), whoAmI(),
+      api("GET", "/api/daily").then((day) => day.date, () => null)]);
   } catch (e) {
     put(page, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("player.title")), el("p", {}, e.message)));
     return;
@@ -121,11 +190,16 @@ export async function profilePage(root, name) {
   document.title = `${player.name} · dorf`;
   const own = mine.name === player.name;
   page.appendChild(el("section", { class: "card", id: "player" },
-    el("h1", { class: "page-title" }, player.name, " ",
+    el("h1", { class: "page-title" }, playerName(player.name), " ",
       player.bot ? el("span", { class: "bot-mark", title: t("player.bot_title") }, t("player.bot")) : null,
       own ? el("small", {}, " " + t("player.you")) : null),
     ratingsList(player.ratings),
-    el("h2", {}, t("player.history")), historyChart(player.history),
-    el("h2", {}, t("player.last_games")), gamesTable(player.games)));
+    el("h2", {}, t("player.history")), historyChart(player.history)));
+  if (player.daily !== undefined) {
+    today = today || (player.daily[0] && player.daily[0].date) || new Date().toISOString().slice(0, 10);
+    page.appendChild(el("section", { class: "card", id: "player-daily" },
+      el("h2", {}, t("player.daily")), dailyFacts(player), dailyCalendar(player.daily, today)));
+  }
+  page.appendChild(el("section", { class: "card", id: "player-last" }, el("h2", {}, t("player.last_games")), gamesTable(player.games)));
   if (own) page.appendChild(accountBox(mine));
 }

@@ -62,7 +62,8 @@ def game_line(game: Game, player_id: str) -> Json:
         "your_move": not over and any(seat in session.waiting() for seat in seats),
         "over": over,
         "result": result,
-        "rematch": over and len(people) <= 1,
+        "rematch": over and len(people) <= 1 and session.daily is None,
+        "daily": session.daily,  # a game of the daily challenge: played again from there
     }
 
 
@@ -104,6 +105,10 @@ async def rematch(hub: Hub, game_id: str, player: Player) -> Json:
         raise ProtocolError("not-your-game", "a rematch is asked for by a player of the game", 403)
     if not session.is_over:
         raise ProtocolError("not-over", "a rematch comes once the game is over", 409)
+    if session.daily is not None:
+        raise ProtocolError(
+            "bad-message", "a game of the daily challenge is played again from the challenge (/api/daily)"
+        )
     others = {
         s.player_id for s in session.seats if s.kind != COMPUTER and s.player_id not in (None, player.id)
     }
