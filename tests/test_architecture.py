@@ -178,6 +178,7 @@ TOOLS = (
     "dorf.lab.clocks",
     "dorf.lab.pairing",
     "dorf.lab.clairvoyant",
+    "dorf.lab.leaderboards",
     "dorf.testing",
 )
 
