@@ -22,7 +22,7 @@ Json = dict[str, Any]
 @contextmanager
 def served(db: Path | str, **config: Any) -> Iterator[TestClient]:
     """A test client of an app on ``db``; computer seats think in threads, without delay."""
-    settings = {"ai_workers": 0, "ai_delay": 0.0, **config}
+    settings = {"ai_workers": 0, "ai_delay": 0.0, "daily_expert": "greedy", **config}
     with TestClient(create_app(ServerConfig(db=db, **settings))) as client:
         yield client
 

@@ -9,7 +9,9 @@ as a context manager.
 Settings are :class:`~dorf.server.hub.ServerConfig`'s fields by name (``create_limit=3``); a
 process gets them as options (``--create-limit 3``, ``True`` a flag alone).  Unless given, a
 server has :data:`DEFAULTS`: no limit of games created or connections per address (the tests
-make many from one address) and computer seats thinking in threads.  A process started from
+make many from one address), computer seats thinking in threads, and the daily challenge's
+expert played by ``greedy`` (the ``expert`` level would think a second a move for a whole game
+whenever a page asks for today's challenge).  A process started from
 ``src`` leaves out the defaults its version of ``dorf serve`` does not know (an older commit's).
 """
 
@@ -36,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "ai_delay": 0.05,
     "create_limit": 0,
     "max_connections_per_address": 0,
+    "daily_expert": "greedy",
 }
 
 
