@@ -523,8 +523,11 @@ export class Board {
       layer.appendChild(mark);
       this.marks.push({ node: mark, x, y, base: 1, flag: false });
     }
-    const near = ([q, r]) => cells.some(([cq, cr]) => (Math.abs(q - cq) + Math.abs(r - cr) + Math.abs(q + r - cq - cr)) / 2 <= around);
-    this.cells = [...this.cells.filter(near), ...cells.map(([q, r]) => [q, r])];
+    const apart = ([q, r], [cq, cr]) => (Math.abs(q - cq) + Math.abs(r - cr) + Math.abs(q + r - cq - cr)) / 2;
+    // Cells far apart: the view is of the first one (the others are outlined, off to one side).
+    const anchors = cells.every((c) => apart(c, cells[0]) <= 2 * around + 2) ? cells : cells.slice(0, 1);
+    const near = (cell) => anchors.some((c) => apart(cell, c) <= around);
+    this.cells = [...this.cells.filter(near), ...anchors.map(([q, r]) => [q, r])];
     this.fit();
     this._scaleMarks();
   }

@@ -228,6 +228,7 @@ export const dailyMethods = {
     const same = lesson.played.at[0] === lesson.preferred.at[0] && lesson.played.at[1] === lesson.preferred.at[1];
     const marks = [[...lesson.preferred.at, "lesson-preferred", this.lessonMine && !same ? t("daily.cell_coach") : null]];
     if (!same) marks.push([...lesson.played.at, "lesson-played", this.lessonMine ? null : t("daily.cell_yours")]);
+    if (this.lessonMine) marks.reverse(); // the cell shown first: the view is of it when the two lie far apart
     board.outline(marks, 2);
     this.lessonBoard = board;
   },
