@@ -178,11 +178,13 @@ def decide_elsewhere(
     tokens: str | list[str],
     until: Callable[[dict[str, Any]], bool] = lambda game: False,
     most: int | None = None,
+    choose: Callable[[dict[str, Any], int], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Decide for the seats ``tokens`` hold (one token or several) from a client of their own,
     over the game's websocket as a page does (another device of the same player): the first
-    legal move each time, until ``until(game)`` holds for the game as the client holds it, ``most``
-    decisions are made or the game is over; the game then.
+    legal move each time (or what ``choose(held, seat)`` answers, a seat with a legal move
+    waiting: ``{"at", "rot"}`` or ``{"pick"}``), until ``until(game)`` holds for the game as the
+    client holds it, ``most`` decisions are made or the game is over; the game then.
 
     The pages open meanwhile follow the game as they follow any other seat's moves: the part of a
     game that is not a test's point is played this way, quickly, in front of them."""
@@ -219,7 +221,8 @@ def decide_elsewhere(
                 if moves:
                     made += 1
                     pending = True
-                    socket.send(json.dumps({"type": "move", "seat": seat, **moves[0], "id": made}))
+                    move = moves[0] if choose is None else choose(held, seat)
+                    socket.send(json.dumps({"type": "move", "seat": seat, **move, "id": made}))
                     break
 
 

@@ -21,12 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browsing import PHONE, WIDE, Pages, tokens_of
+from browsing import PHONE, WIDE, Pages, decide_elsewhere, tokens_of
 from test_a11y import FAILING, axe_violations
 from test_german import german
-from websockets.sync.client import connect
 
-from dorf.server.protocol.delta import follow
 from dorf.testing.servers import launch
 
 pytestmark = pytest.mark.slow
@@ -59,33 +57,14 @@ def play(
 ) -> tuple[dict[str, Any], list[str]]:
     """The solo game's seat played over its websocket as a page plays it, to the end (or ``most``
     placements); the game then, and the faces of the tiles revealed one after the other."""
-    held: dict[str, Any] | None = None
-    made, pending, faces = 0, False, []
-    url = "ws" + server_url.removeprefix("http") + f"/ws/{game_id}"
-    with connect(url, max_size=None) as socket:
-        socket.send(json.dumps({"type": "hello", "tokens": [token]}))
-        while True:
-            message = json.loads(socket.recv(timeout=30))
-            assert message.get("type") != "error", message
-            if message.get("type") == "ok" and message.get("id") == made:
-                pending = False
-            try:
-                held = follow(held, message)
-            except ValueError:
-                socket.send(json.dumps({"type": "sync"}))
-                continue
-            if held is None or pending:
-                continue
-            game = held["game"]
-            if game["over"] or made == most:
-                return game, faces
-            legal = held["you"]["legal"].get("0", [])
-            if 0 not in game["waiting"] or not legal:
-                continue
-            faces.append(game["revealed"][0]["face"])
-            q, r, rot = choose(legal)
-            made, pending = made + 1, True
-            socket.send(json.dumps({"type": "move", "seat": 0, "at": [q, r], "rot": rot, "id": made}))
+    faces: list[str] = []
+
+    def decide(held: dict[str, Any], seat: int) -> dict[str, Any]:
+        faces.append(held["game"]["revealed"][0]["face"])
+        q, r, rot = choose(held["you"]["legal"][str(seat)])
+        return {"at": [q, r], "rot": rot}
+
+    return decide_elsewhere(server_url, game_id, token, most=most, choose=decide), faces
 
 
 def started(page: Any, button: str) -> dict[str, Any]:

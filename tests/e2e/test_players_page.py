@@ -5,7 +5,6 @@ the ratings, their history and the last games, and on one's own page the name ca
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -14,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browsing import PHONE, WIDE, Pages
-from websockets.sync.client import connect
+from browsing import PHONE, WIDE, Pages, decide_elsewhere
 
 from dorf.server.players import glicko
-from dorf.server.protocol.delta import follow
 from dorf.testing.servers import launch
 
 pytestmark = pytest.mark.slow
@@ -31,36 +28,13 @@ def play_out(server_url: str, game_id: str, tokens: list[str], seed: int = 1) ->
     """Both seats played elsewhere to the end, seat 0 its first legal move, seat 1 a random one
     (so that the game has a winner more often than not); the game then."""
     rng = random.Random(seed)
-    held: dict[str, Any] | None = None
-    made, pending = 0, False
-    url = "ws" + server_url.removeprefix("http") + f"/ws/{game_id}"
-    with connect(url, max_size=None) as socket:
-        socket.send(json.dumps({"type": "hello", "tokens": tokens}))
-        while True:
-            message = json.loads(socket.recv(timeout=30))
-            assert message.get("type") != "error", message
-            if message.get("type") == "ok" and message.get("id") == made:
-                pending = False
-            try:
-                held = follow(held, message)
-            except ValueError:
-                socket.send(json.dumps({"type": "sync"}))
-                continue
-            if held is None or pending:
-                continue
-            game = held["game"]
-            if game["over"]:
-                return game
-            for seat in (s for s in held["you"]["seats"] if s in game["waiting"]):
-                legal = held["you"]["legal"].get(str(seat), [])
-                if not legal:
-                    continue
-                q, r, rots = legal[0] if seat == 0 else rng.choice(legal)
-                made, pending = made + 1, True
-                socket.send(
-                    json.dumps({"type": "move", "seat": seat, "at": [q, r], "rot": rots[0], "id": made})
-                )
-                break
+
+    def choose(held: dict[str, Any], seat: int) -> dict[str, Any]:
+        legal = held["you"]["legal"][str(seat)]
+        q, r, rots = legal[0] if seat == 0 else rng.choice(legal)
+        return {"at": [q, r], "rot": rots[0]}
+
+    return decide_elsewhere(server_url, game_id, tokens, choose=choose)
 
 
 def held_token(page: Any, game_id: str, seat: int) -> str:

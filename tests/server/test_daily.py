@@ -10,6 +10,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,12 +35,25 @@ def challenge(db: Path | str, today: Path, **config: Any) -> Iterator[TestClient
         yield client
 
 
-def another(client: TestClient) -> TestClient:
-    """A second browser (player) on the same app."""
+def browser(client: TestClient, player: bool = True) -> TestClient:
+    """Another browser on the same app: a player of its own (``player``), or nobody yet."""
     other = TestClient(client.app)
     other.portal = client.portal
-    other.get("/api/me")
+    if player:
+        other.get("/api/me")
     return other
+
+
+def another(client: TestClient) -> TestClient:
+    """A second player on the same app."""
+    return browser(client)
+
+
+@pytest.fixture
+def shared(pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A PostgreSQL database for two servers (their campaigns in a SQLite file of the test's)."""
+    monkeypatch.setenv("DORF_DB", str(tmp_path / "campaigns.sqlite3"))
+    return pg_url
 
 
 def start(client: TestClient, **body: Any) -> Json:
@@ -139,8 +153,7 @@ def test_bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         refused(ann.get(f"/api/daily/{NEXT}"), 404, "no-daily")
         refused(ann.get("/api/daily/not-a-day"), 400, "bad-date")
         refused(ann.post("/api/daily", json=[1]), 400, "bad-message")
-        nobody = TestClient(ann.app)
-        nobody.portal = ann.portal
+        nobody = browser(ann, player=False)
         refused(nobody.post("/api/daily", json={}), 401, "no-player")
         refused(ann.get("/api/leaderboard?mode=coop"), 400, "bad-mode")
         assert daily(ann)["players"] == 0
@@ -194,8 +207,7 @@ def test_the_expert_and_median_are_hidden_from_a_player_who_has_not_finished(tmp
         start(bob)
         view = daily(bob)
         assert view["expert"] is None and view["median"] is None and view["attempt"]["finished"] is False
-        nobody = TestClient(ann.app)
-        nobody.portal = ann.portal
+        nobody = browser(ann, player=False)
         assert daily(nobody)["expert"] is None and daily(nobody)["attempt"] is None
 
 
@@ -343,13 +355,9 @@ def test_a_leaderboard_lists_players_with_ten_games_and_a_low_rd_by_rating(tmp_p
         }
 
 
-def test_two_servers_share_the_secret_attempts_and_leaderboards(
-    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DORF_DB", str(tmp_path / "campaigns.sqlite3"))
-    db = pg_url
+def test_two_servers_share_the_secret_attempts_and_leaderboards(shared: str, tmp_path: Path) -> None:
     today = tmp_path / "today"
-    with challenge(db, today) as a, challenge(db, today) as b:
+    with challenge(shared, today) as a, challenge(shared, today) as b:
         bob = another(a)
         made = start(bob)
         # the same player on the other server: the same cookie, the same attempt
@@ -370,19 +378,12 @@ def test_two_servers_share_the_secret_attempts_and_leaderboards(
         assert daily(bob)["expert"] == daily(b)["expert"]
 
 
-def test_two_attempts_at_once_on_two_servers_give_one_counted_attempt(
-    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DORF_DB", str(tmp_path / "campaigns.sqlite3"))
-    db = pg_url
-    from concurrent.futures import ThreadPoolExecutor
-
+def test_two_attempts_at_once_on_two_servers_give_one_counted_attempt(shared: str, tmp_path: Path) -> None:
     today = tmp_path / "today"
-    with challenge(db, today) as a, challenge(db, today) as b:
+    with challenge(shared, today) as a, challenge(shared, today) as b:
         for _ in range(5):
             one = another(a)
-            two = TestClient(b.app)
-            two.portal = b.portal
+            two = browser(b, player=False)
             two.cookies = one.cookies  # the same player, on both servers at once
             with ThreadPoolExecutor(2) as pool:
                 answers = list(pool.map(lambda c: c.post("/api/daily", json={}), [one, two]))

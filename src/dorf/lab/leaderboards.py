@@ -476,8 +476,8 @@ def queries(filled: Filled) -> dict[str, tuple[Callable[..., Any], tuple[Any, ..
     bottom = filled.chosen["bottom"]
     out: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         "top 100 of today": (DailyTables.top, (filled.today, TOP)),
-        "rank near the bottom": (DailyTables.result_of, (filled.today, bottom.id, "")),
-        "rank near the top": (DailyTables.result_of, (filled.today, filled.chosen["top"].id, "")),
+        "rank near the bottom": (DailyTables.result_of, (filled.today, bottom.id)),
+        "rank near the top": (DailyTables.result_of, (filled.today, filled.chosen["top"].id)),
         "median of today": (DailyTables.median, (filled.today, filled.counts[-1])),
         "days (streak)": (DailyTables.days, (bottom.id, STREAK_DAYS)),
         "calendar": (DailyTables.history, (bottom.id, CALENDAR)),

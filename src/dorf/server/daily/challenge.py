@@ -247,7 +247,7 @@ class Daily:
         storage = self.hub.storage
         try:
             row = await storage.daily_day(day)
-            mine = None if player is None else await storage.daily_result(day=day, player_id=player.id)
+            mine = None if player is None else await storage.daily_result(day, player.id)
             top = await storage.daily_top(day, TOP)
             shown = over or (mine is not None and mine.finished)
             median = await storage.daily_median(day, row.players) if shown else None

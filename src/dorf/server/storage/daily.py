@@ -209,18 +209,13 @@ class DailyTables:
         return True
 
     @staticmethod
-    def result_of(sql: Sql, day: str, player_id: str, game_id: str) -> Result | None:
-        """A player's attempt of a day, or a game's attempt, with its rank."""
-        if game_id:
-            row = sql(f"{_RESULT} WHERE r.game_id = %s", (game_id,)).fetchone()
-        else:
-            row = sql(f"{_RESULT} WHERE r.day = %s AND r.player_id = %s", (day, player_id)).fetchone()
+    def result_of(sql: Sql, day: str, player_id: str) -> Result | None:
+        """A player's attempt of a day, with its rank."""
+        row = sql(f"{_RESULT} WHERE r.day = %s AND r.player_id = %s", (day, player_id)).fetchone()
         if row is None:
             return None
         found = _result(row)
-        if found.rank is None:
-            found = DailyTables._ranked(sql, found)
-        return found
+        return found if found.rank is not None else DailyTables._ranked(sql, found)
 
     @staticmethod
     def _ranked(sql: Sql, result: Result) -> Result:
@@ -383,8 +378,8 @@ class DailyCalls:
     async def daily_score(self, game_id: str, score: int, finished: bool, today: str) -> bool:
         return await self.people(DailyTables.score, game_id, score, finished, today)
 
-    async def daily_result(self, *, day: str = "", player_id: str = "", game_id: str = "") -> Result | None:
-        return await self.people(DailyTables.result_of, day, player_id, game_id)
+    async def daily_result(self, day: str, player_id: str) -> Result | None:
+        return await self.people(DailyTables.result_of, day, player_id)
 
     async def daily_top(self, day: str, limit: int) -> list[Result]:
         return await self.people(DailyTables.top, day, limit)
