@@ -392,3 +392,14 @@ def test_two_attempts_at_once_on_two_servers_give_one_counted_attempt(shared: st
             counted = [r.json() for r in answers if r.status_code == 201]
             assert counted[0]["practice"] is False
         assert daily(a)["players"] == 5 == len(daily(b)["top"])
+
+
+def test_a_bot_account_plays_its_attempt_with_its_api_token(tmp_path: Path) -> None:
+    with challenge(tmp_path / "dorf.sqlite3", tmp_path / "today") as owner:
+        token = owner.post("/api/me/tokens", json={}).json()["token"]
+        bot = browser(owner, player=False)  # a program: no cookie, its bearer token
+        made = bot.post("/api/daily", json={}, headers={"Authorization": f"Bearer {token}"})
+        assert made.status_code == 201 and made.json()["practice"] is False, made.text
+        play(bot, made.json())
+        until(lambda: daily(owner)["attempt"]["finished"])  # the token names the owner's player
+        assert daily(owner)["attempt"]["game"] == made.json()["id"]
