@@ -312,8 +312,13 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
             if which.shape != (n,):
                 raise ValueError(f"reset_mask must have shape ({n},)")
+        chosen: list[int | None] = [None] * n
+        if options and "game_seeds" in options:
+            chosen = [None if g is None else int(g) for g in options["game_seeds"]]
+            if len(chosen) != n:
+                raise ValueError(f"game_seeds must give {n} shuffles (None: drawn as usual)")
         for i in np.flatnonzero(which).tolist():
-            self._deal(i, seeds[i])
+            self._deal(i, seeds[i], chosen[i])
         self._rewards[which] = 0.0
         self._terminated[which] = False
         self._truncated[which] = False
@@ -405,14 +410,17 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
             raise RuntimeError("call reset() first")
         return [s for s in states if s is not None]
 
-    def _deal(self, i: int, seed: int | None) -> None:
+    def _deal(self, i: int, seed: int | None, game_seed: int | None = None) -> None:
         """Environment ``i``'s next game: its generator seeded anew if ``seed`` is given
-        (:meth:`CoopEnv.reset`'s ``seed``), the shuffle drawn from it."""
+        (:meth:`CoopEnv.reset`'s ``seed``), the shuffle drawn from it unless ``game_seed``
+        names it (``reset(options={"game_seeds": ...})``, as ``CoopEnv``'s ``game_seed``)."""
         rng = self._rngs[i]
         if seed is not None or rng is None:
             rng, _ = seeding.np_random(seed)
             self._rngs[i] = rng
-        game_seed = int(rng.integers(2**31))
+        drawn = int(rng.integers(2**31))  # drawn either way, as CoopEnv draws it
+        if game_seed is None:
+            game_seed = drawn
         if self._batch is not None:
             self._deal_compiled(i, game_seed)
             return
