@@ -79,12 +79,14 @@ def legal_lists(masks: npt.NDArray[np.int8], bucket: int = BUCKET) -> Legal:
     """Each game's legal actions as one flat list (:class:`Legal`)."""
     rows, cols = np.nonzero(masks)
     count = np.bincount(rows, minlength=len(masks)).astype(np.int64)
-    return _padded(rows.astype(np.int32), cols.astype(np.int32), count, bucket)
+    return flat_list(rows.astype(np.int32), cols.astype(np.int32), count, bucket)
 
 
-def _padded(
+def flat_list(
     owner: npt.NDArray[np.int32], actions: npt.NDArray[np.int32], count: npt.NDArray[np.int64], bucket: int
 ) -> Legal:
+    """A :class:`Legal` of entries already in game order (``owner`` ascending), ``count`` of each
+    game, padded to :func:`padded_size`."""
     size = padded_size(len(owner), bucket)
     out_owner = np.full(size, len(count), dtype=np.int32)
     out_actions = np.zeros(size, dtype=np.int32)
@@ -116,7 +118,7 @@ def select(
         int(count.sum())
     )
     owner = np.repeat(np.arange(len(rows), dtype=np.int32), count)
-    return _padded(owner, legal.actions[taken], count, bucket), taken
+    return flat_list(owner, legal.actions[taken], count, bucket), taken
 
 
 def segment_log_softmax(logits: npt.NDArray[np.float64], legal: Legal) -> npt.NDArray[np.float64]:

@@ -23,8 +23,9 @@ shuffles from generators seeded far from them), and the run is checkpointed.
 - **Resumable**: ``OUT/ppo-checkpoint.npz`` holds the weights, Adam's state, the segment and the
   curve; ``--resume`` continues at the next segment, which is the segment the run that was not
   stopped plays (the environments start afresh at every segment, so nothing else is needed).
-- **Outputs**: ``OUT/ppo-policy.npz`` (the weights, float32: about 60 KB at 32 hidden units,
-  played with numpy by :meth:`PlanesNet.choose`), ``OUT/ppo-curve.png`` and a line a segment.
+- **Outputs**: ``OUT/ppo-policy.npz`` (the weights, float32: 55 KB at 32 hidden units, played
+  with numpy by :class:`~dorf.rl.policy_net.PlanesPlayer`), ``OUT/ppo-curve.png``, a line a
+  segment.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ from dorf.rl.policy_net import (
     Legal,
     Params,
     PlanesNet,
-    _padded,
     best_of_each,
+    flat_list,
     legal_lists,
     save_params,
     segment_log_softmax,
@@ -116,7 +117,7 @@ def join(lists: list[Legal]) -> Legal:
         actions.append(legal.actions[real])
         counts.append(legal.counts)
         rows += len(legal.counts)
-    return _padded(np.concatenate(owners), np.concatenate(actions), np.concatenate(counts), BUCKET)
+    return flat_list(np.concatenate(owners), np.concatenate(actions), np.concatenate(counts), BUCKET)
 
 
 class Learner:
@@ -295,7 +296,7 @@ def teacher_games(settings: Settings) -> Rollout:
                 row[i] = len(rewards)
                 grids.append(packed(obs["grid"][i]))
                 tables.append(obs["table"][i].copy())
-                lists.append(_padded(np.zeros(count, dtype=np.int32), mine, np.array([count]), 1))
+                lists.append(flat_list(np.zeros(count, dtype=np.int32), mine, np.array([count]), 1))
                 places.append(int(where[0]))
                 episodes[i].append(len(rewards))
                 rewards.append(0.0)
