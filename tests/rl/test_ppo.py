@@ -231,7 +231,13 @@ def test_the_learn_command_trains_a_planes_policy_and_refuses_bad_settings_in_on
     assert about["settings"]["envs"] == 4 and len(about["curve"]) == 2
     err = capsys.readouterr().err
     assert "distilled planner:0" in err and "segment 1/1:" in err
-    for bad in (["--teacher", "nobody"], ["--bc-games", "-1"]):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "ppo-checkpoint.npz").write_bytes(b"PK\x03\x04 not really")
+    for bad in (
+        ["--teacher", "nobody"],
+        ["--bc-games", "-1"],
+        ["--resume", "--out", str(tmp_path / "broken")],
+    ):
         assert main([*argv, "--out", str(tmp_path / "bad"), *bad]) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("dorf learn: "), lines

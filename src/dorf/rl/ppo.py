@@ -452,16 +452,23 @@ def save_checkpoint(
 def load_checkpoint(
     path: Path, learner: Learner
 ) -> tuple[Any, Any, int, list[dict[str, float]], dict[str, Any]]:
+    """:func:`save_checkpoint`'s run; ``ValueError`` (one line) for a file that is not one."""
+    import zipfile
+
     import jax
 
-    with np.load(path, allow_pickle=False) as data:
-        about = json.loads(bytes(data["about"]).decode())
-        params = {k: np.asarray(data[f"p_{k}"]) for k in PARAMS}
-        leaves = [np.asarray(data[f"o_{i}"]) for i in range(about["opt_leaves"])]
-    jp, opt = learner.start(params)
-    treedef = jax.tree_util.tree_structure(opt)
-    opt = jax.tree_util.tree_unflatten(treedef, [learner.jnp.asarray(x) for x in leaves])
-    return jp, opt, int(about["segment"]), about["curve"], about["settings"]
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            about = json.loads(bytes(data["about"]).decode())
+            params = {k: np.asarray(data[f"p_{k}"]) for k in PARAMS}
+            leaves = [np.asarray(data[f"o_{i}"]) for i in range(about["opt_leaves"])]
+        segment, curve, settings = int(about["segment"]), about["curve"], about["settings"]
+        jp, opt = learner.start(params)
+        treedef = jax.tree_util.tree_structure(opt)
+        opt = jax.tree_util.tree_unflatten(treedef, [learner.jnp.asarray(x) for x in leaves])
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path} is not a checkpoint of dorf learn --method ppo ({exc})") from None
+    return jp, opt, segment, curve, settings
 
 
 def plot_curve(curve: list[dict[str, float]], path: Path, title: str) -> None:
