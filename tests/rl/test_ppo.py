@@ -251,3 +251,23 @@ def test_the_shipped_planes_policy_plays_a_whole_game_with_numpy_only() -> None:
         decision = player.choose(state.view())
         assert state.why_illegal(decision) is None
         state.play(decision)
+
+
+@pytest.mark.slow
+def test_rows_left_out_of_the_loss_cannot_turn_it_into_nan() -> None:
+    """The rows of deals and of ended games weigh 0; a huge ratio on them once made NaN."""
+    settings = Settings(envs=2, horizon=70, minibatch=140, hidden=8)
+    envs = CoopVectorEnv(settings.envs, layout="compact")
+    net = PlanesNet(envs.window, envs.encoder)
+    learner = Learner(settings, net)
+    params, opt = learner.start(net.init(np.random.default_rng(3), settings.hidden))
+    obs, infos = envs.reset(seed=4)
+    state = {"obs": obs, "infos": infos, "resetting": np.zeros(settings.envs, dtype=np.bool_)}
+    rollout, scores = collect(learner, params, envs, state, np.random.default_rng(0))
+    out = rollout.weight == 0
+    assert scores and out.any()  # a game ended: its last row and the deal after it are left out
+    assert np.all(rollout.place >= 0) and np.all(rollout.place[rollout.legal.counts == 0] == 0)
+    rollout.logp[out] = -1000.0  # as if their old log-probabilities were far off
+    moved, _, losses = fit_rollout(learner, params, opt, rollout, np.random.default_rng(0), 2, ppo=True)
+    assert np.all(np.isfinite(losses))
+    assert all(np.all(np.isfinite(np.asarray(v))) for v in moved.values())

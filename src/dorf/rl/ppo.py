@@ -160,7 +160,9 @@ class Learner:
             logits, values = forward(params, grid, table, owner, actions)
             logp_all = log_softmax(logits, owner, games)
             logp = logp_all[chosen]
-            ratio = jnp.exp(logp - old)
+            # Rows left out (weight 0: a deal, or no legal move) must not reach the loss at all:
+            # their ratio may overflow, and inf * 0 is NaN.
+            ratio = jnp.exp(jnp.clip(jnp.where(w > 0, logp - old, 0.0), -20.0, 20.0))
             clipped = jnp.clip(ratio, 1 - s.clip, 1 + s.clip)
             total = jnp.maximum(w.sum(), 1.0)
             policy = -(jnp.minimum(ratio * adv, clipped * adv) * w).sum() / total
@@ -355,7 +357,7 @@ def collect(
         grids[t], tables[t] = obs["grid"], obs["table"]
         legal, best, lp, v = learner.act(params, obs, infos["action_mask"], rng)
         lists.append(legal)
-        place[t] = best - legal.starts
+        place[t] = np.where(legal.counts > 0, best - legal.starts, 0)  # a game without a move: 0
         logp[t], values[t] = lp, v
         weight[t] = ~resetting & (legal.counts > 0)
         obs, r, terminated, truncated, infos = _step(envs, legal.actions[best])
