@@ -492,7 +492,7 @@ def plot_curve(curve: list[dict[str, float]], path: Path, title: str) -> None:
         color="tab:blue",
         label="sampling policy, training games",
     )
-    ax.set_xlabel("environment steps of PPO (millions); 0: after distillation")
+    ax.set_xlabel("environment steps of PPO (millions)")
     ax.set_ylabel("mean final score")
     ax.set_title(title)
     ax.grid(alpha=0.3)
