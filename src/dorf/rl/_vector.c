@@ -30,12 +30,20 @@ static const int DELTA[6] = {-SPAN, -SPAN + 1, 1, SPAN, SPAN - 1, -1};
 static const char LETTERS[] = "FGVMRTLPX";
 static const char FLAGS[] = "FGVX";
 
+/* A cell with legal moves and the bits of their rotations (the core's legal_cells). */
+typedef struct {
+    int32_t cell;
+    uint32_t bits;
+} Found;
+
 /* The core's C interface (dorf.rules._accel._api), when the areas are compiled ones. */
 typedef struct {
     int version;
     PyTypeObject *area_type;
     int (*node_figures)(PyObject *area, int32_t tile, int index, int32_t *size, int32_t *open);
     int (*closed_flags)(PyObject *area, long *total); /* version 2 */
+    Py_ssize_t (*legal_cells)(PyObject *area, PyObject *face, PyObject *task, Found **buf,
+                              Py_ssize_t *cap); /* version 3 */
 } AccelAPIType;
 
 static PyObject *s_push, *s_legal_moves, *s_surroundings, *s_tile_figures, *s_tasks,
@@ -96,6 +104,10 @@ typedef struct {
     Env *envs;
     const AccelAPIType *api; /* or NULL */
     PyObject *capsule;
+    Found *found; /* legal_cells's buffer */
+    Py_ssize_t found_cap;
+    int *pending; /* the table slots of game pending_env to write (plan_table), npending of them */
+    int npending, pending_env;
 } Batch;
 
 static void
@@ -143,6 +155,8 @@ Batch_dealloc(Batch *self)
     PyMem_Free(self->classes);
     PyMem_Free(self->letter_mask);
     PyMem_Free(self->land_fill);
+    PyMem_Free(self->found);
+    PyMem_Free(self->pending);
     Py_XDECREF(self->faces);
     Py_XDECREF(self->flags);
     Py_XDECREF(self->open_status);
@@ -276,6 +290,11 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         !(self->score = take(self, a[9], N * 8, 1)) || !(self->turn = take(self, a[10], N * 8, 1)) ||
         !(self->outside = take(self, a[11], N * 8, 1)))
         goto fail;
+    self->pending_env = -1;
+    if (!(self->pending = PyMem_Malloc((size_t)(self->table > 0 ? self->table : 1) * sizeof(int)))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     /* 14 buffers at most: the 12 arrays and two of the window's (the third below) */
     if (!(self->lookup = take(self, lookup, (Py_ssize_t)SPAN * SPAN * 4, 0)) ||
         !(self->wcells = take(self, wcells, (Py_ssize_t)self->wsize * 4, 0)))
@@ -378,24 +397,57 @@ int_attr(PyObject *obj, PyObject *name, int *ok)
     return out;
 }
 
-/* The mask of game i from its moves (the list of (cell, rotation) pairs the enumerator gives);
-   returns how many moves lie inside the window, or -1. */
+/* Game i's mask: a move (cell, rot) of its revealed tile; returns whether it lies inside. */
+static inline int
+mark_move(Batch *self, signed char *row, const unsigned char *cls, int plain, long cell, long rot)
+{
+    int index = (cell >= 0 && cell < SPAN * SPAN) ? self->lookup[cell] : -1;
+    if (index < 0)
+        return 0;
+    if (cls == NULL || rot < 0 || rot > 5)
+        return 1;
+    if (plain)
+        row[6 * index + rot] = 1;
+    else
+        for (int j = 0; j < 6; j++)
+            if (cls[j] == rot)
+                row[6 * index + j] = 1;
+    return 1;
+}
+
+/* The mask of game i from its moves: the list of (cell, rotation) pairs the enumerator gives, or
+   (moves NULL) the `nfound` cells of self->found; returns how many moves lie inside the window,
+   or -1. */
 static int
-write_mask(Batch *self, int i, PyObject *moves)
+write_mask(Batch *self, int i, PyObject *moves, Py_ssize_t nfound)
 {
     signed char *row = self->masks + (Py_ssize_t)i * self->actions;
     memset(row, 0, (size_t)self->actions);
     Env *e = &self->envs[i];
-    if (!PyList_Check(moves)) {
+    if (moves != NULL && !PyList_Check(moves)) {
         PyErr_SetString(PyExc_TypeError, "legal_moves: a list of (cell, rotation) pairs expected");
         return -1;
     }
-    Py_ssize_t pairs = PyList_GET_SIZE(moves);
     int inside = 0, outside = 0;
     const unsigned char *cls = e->revealed >= 0 ? self->classes + 6 * e->revealed : NULL;
     int plain = 1; /* every rotation its own: one action a move */
     for (int j = 0; cls != NULL && j < 6; j++)
         plain &= cls[j] == j;
+    if (moves == NULL) {
+        for (Py_ssize_t p = 0; p < nfound; p++) {
+            const Found *f = &self->found[p];
+            for (int rot = 0; rot < 6; rot++)
+                if (f->bits >> rot & 1) {
+                    if (mark_move(self, row, cls, plain, f->cell, rot))
+                        inside++;
+                    else
+                        outside++;
+                }
+        }
+        self->outside[i] = outside;
+        return inside;
+    }
+    Py_ssize_t pairs = PyList_GET_SIZE(moves);
     for (Py_ssize_t p = 0; p < pairs; p++) {
         PyObject *move = PyList_GET_ITEM(moves, p);
         if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 2) {
@@ -406,20 +458,10 @@ write_mask(Batch *self, int i, PyObject *moves)
         long rot = PyLong_AsLong(PyTuple_GET_ITEM(move, 1));
         if ((cell == -1 || rot == -1) && PyErr_Occurred())
             return -1;
-        int index = (cell >= 0 && cell < SPAN * SPAN) ? self->lookup[cell] : -1;
-        if (index < 0) {
-            outside++;
-            continue;
-        }
-        inside++;
-        if (cls == NULL || rot < 0 || rot > 5)
-            continue;
-        if (plain)
-            row[6 * index + rot] = 1;
+        if (mark_move(self, row, cls, plain, cell, rot))
+            inside++;
         else
-            for (int j = 0; j < 6; j++)
-                if (cls[j] == rot)
-                    row[6 * index + j] = 1;
+            outside++;
     }
     self->outside[i] = outside;
     return inside;
@@ -453,12 +495,7 @@ reveal(Batch *self, int i)
         else {
             e->revealed = -1;
             e->over = 1;
-            PyObject *none = PyList_New(0);
-            if (none == NULL)
-                return -1;
-            int inside = write_mask(self, i, none);
-            Py_DECREF(none);
-            return inside;
+            return write_mask(self, i, NULL, 0);
         }
         e->turns++;
         int letters = self->letter_mask[e->revealed];
@@ -466,6 +503,14 @@ reveal(Batch *self, int i)
             if (letters & (1 << k))
                 e->unseen[k]--;
         PyObject *face = PyTuple_GET_ITEM(self->faces, e->revealed);
+        if (self->api != NULL && self->api->version >= 3 && PyObject_TypeCheck(e->area, self->api->area_type)) {
+            Py_ssize_t cells = self->api->legal_cells(e->area, face, spec, &self->found, &self->found_cap);
+            if (cells < 0)
+                return -1;
+            if (cells > 0)
+                return write_mask(self, i, NULL, cells);
+            continue;
+        }
         PyObject *moves = PyObject_CallMethodObjArgs(e->area, s_legal_moves, face, spec, NULL);
         if (moves == NULL)
             return -1;
@@ -475,7 +520,7 @@ reveal(Batch *self, int i)
             return -1;
         }
         if (count > 0) {
-            int inside = write_mask(self, i, moves);
+            int inside = write_mask(self, i, moves, 0);
             Py_DECREF(moves);
             return inside;
         }
@@ -483,18 +528,25 @@ reveal(Batch *self, int i)
     }
 }
 
-/* One constant plane.  (Streaming stores, which skip reading the lines first, measured no faster.) */
+/* One constant plane, 16 values a copy: a plain loop (what -O2 makes of one) stores one value at
+   a time.  (Streaming stores, which skip reading the lines first, measured slower.) */
 static inline void
 fill_plane(float *plane, int cells, float v)
 {
+    float chunk[16];
+    for (int k = 0; k < 16; k++)
+        chunk[k] = v;
     int c = 0;
+    for (; c + 16 <= cells; c += 16)
+        memcpy(plane + c, chunk, sizeof chunk);
     for (; c < cells; c++)
         plane[c] = v;
 }
 
-/* The table values of game i, and in the full layout its constant planes that changed. */
+/* The table values of game i; in the full layout, the constant planes whose value changed are
+   listed in self->pending (their lines asked for ahead, written by write_pending). */
 static void
-write_table(Batch *self, int i)
+plan_table(Batch *self, int i)
 {
     Env *e = &self->envs[i];
     int T = self->table;
@@ -513,17 +565,54 @@ write_table(Batch *self, int i)
         row[self->slot_markers + k] = (float)(e->markers[k] / n);
     for (int k = 0; k < LETTER_COUNT; k++)
         row[self->slot_unseen + k] = (float)(e->unseen[k] / n);
+    self->pending_env = -1;
     if (self->full_start < 0)
         return;
     float *written = self->written + (Py_ssize_t)i * T;
     float *planes = self->grid + (Py_ssize_t)i * self->stride + (Py_ssize_t)self->full_start * self->cells;
+    int np = 0;
     for (int s = 0; s < T; s++) {
         if (row[s] == written[s])
             continue; /* NaN, never written, differs from everything */
-        float v = row[s];
-        fill_plane(planes + (Py_ssize_t)s * self->cells, self->cells, v);
-        written[s] = v;
+        self->pending[np++] = s;
+#ifdef __GNUC__
+        const char *plane = (const char *)(planes + (Py_ssize_t)s * self->cells);
+        for (Py_ssize_t at = 0; at < (Py_ssize_t)self->cells * 4; at += 64)
+            __builtin_prefetch(plane + at, 1, 3);
+#endif
     }
+    self->npending = np;
+    self->pending_env = i;
+}
+
+/* Write the constant planes plan_table listed (after the next game's step, which gives their
+   lines time to arrive: the planes of N games do not stay in cache). */
+static void
+write_pending(Batch *self)
+{
+    int i = self->pending_env;
+    if (i < 0)
+        return;
+    int T = self->table;
+    const float *row = self->values + (Py_ssize_t)i * T;
+    float *written = self->written + (Py_ssize_t)i * T;
+    float *planes = self->grid + (Py_ssize_t)i * self->stride + (Py_ssize_t)self->full_start * self->cells;
+    for (int k = 0; k < self->npending; k++) {
+        int s = self->pending[k];
+        fill_plane(planes + (Py_ssize_t)s * self->cells, self->cells, row[s]);
+        written[s] = row[s];
+    }
+    self->pending_env = -1;
+    self->npending = 0;
+}
+
+/* The table values of game i, and in the full layout its constant planes that changed. */
+static void
+write_table(Batch *self, int i)
+{
+    write_pending(self);
+    plan_table(self, i);
+    write_pending(self);
 }
 
 /* Game i's area planes after its tile number e->count was placed at cell (face, rot, flag). */
@@ -941,6 +1030,7 @@ Batch_step(Batch *self, PyObject *arg)
             continue;
         }
         if (e->area == NULL || e->over) {
+            write_pending(self);
             PyBuffer_Release(&b);
             PyErr_SetString(PyExc_RuntimeError, "call reset() first");
             return NULL;
@@ -948,6 +1038,7 @@ Batch_step(Batch *self, PyObject *arg)
         long long a = actions[i];
         if (a < 0 || a >= self->actions || !self->masks[(Py_ssize_t)i * self->actions + a]) {
             if (self->illegal_raise) {
+                write_pending(self);
                 PyBuffer_Release(&b);
                 PyErr_Format(PyExc_ValueError,
                              "action %lld of environment %d is not legal now (see infos['action_mask'])", a, i);
@@ -985,7 +1076,8 @@ Batch_step(Batch *self, PyObject *arg)
         int inside = reveal(self, i);
         if (inside < 0)
             goto error;
-        write_table(self, i);
+        write_pending(self);
+        plan_table(self, i);
         self->rewards[i] = (double)(score - e->score);
         e->score = score;
         self->score[i] = score;
@@ -994,9 +1086,11 @@ Batch_step(Batch *self, PyObject *arg)
         self->truncated[i] = (unsigned char)(!e->over && inside == 0);
         self->autoreset[i] = self->terminated[i] | self->truncated[i];
     }
+    write_pending(self);
     PyBuffer_Release(&b);
     Py_RETURN_NONE;
 error:
+    write_pending(self);
     PyBuffer_Release(&b);
     return NULL;
 }

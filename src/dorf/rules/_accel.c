@@ -912,40 +912,40 @@ static const unsigned char POPCOUNT6[64] = {
     1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6,
 };
 
-/* Walk the legal moves: as a list in `*out` (when `out` is given), or stop at the first.
-   Returns the number of cells with a legal move (at most 1 without `out`), or -1. */
+/* Room for the cells find_moves may find in this area for this face. */
 static Py_ssize_t
-enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject **out)
+moves_room(const Area *self, const Face *f)
+{
+    Py_ssize_t n = (f->plain ? &self->plain : &self->frontier)->n;
+    return n > 1 ? n : 1;
+}
+
+/* The cells with a legal move and the bits of their legal rotations into `found` (room for
+   moves_room entries), stopping at the first when `first` is set.  Returns how many cells;
+   `*nmoves` (when given) is set to the number of moves. */
+static Py_ssize_t
+find_moves(Area *self, const Face *f, const TaskInfo *ti, Found *found, int first, Py_ssize_t *nmoves)
 {
     Keep keep;
     keep_init(&keep, f, ti);
     unsigned distinct = 0;
     for (int i = 0; i < f->ndistinct; i++)
         distinct |= 1u << f->rots[i];
-    Found local[256];
-    Found *found = local;
-    Py_ssize_t nfound = 0, nmoves = 0, result = -1;
+    Py_ssize_t nfound = 0, moves = 0;
     if (self->ntiles == 0) {
         unsigned bits = 0;
         for (int i = 0; i < f->ndistinct; i++)
             if (task_possible(self, ORIGIN, f, f->rots[i], ti))
                 bits |= 1u << f->rots[i];
         if (bits) {
-            local[0].cell = ORIGIN;
-            local[0].bits = bits;
+            found[0].cell = ORIGIN;
+            found[0].bits = bits;
             nfound = 1;
-            nmoves = POPCOUNT6[bits];
+            moves = POPCOUNT6[bits];
         }
     }
     else {
         const OMap *m = f->plain ? &self->plain : &self->frontier;
-        if (m->n > 256) {
-            found = PyMem_Malloc((size_t)m->n * sizeof(Found));
-            if (found == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-        }
         for (int32_t e = 0; e < m->n; e++) {
             int32_t cell = m->entries[e].key;
             if (cell < 0)
@@ -964,11 +964,33 @@ enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject **out)
                 continue;
             found[nfound].cell = cell;
             found[nfound++].bits = bits;
-            nmoves += POPCOUNT6[bits];
-            if (out == NULL)
+            moves += POPCOUNT6[bits];
+            if (first)
                 break;
         }
     }
+    if (nmoves != NULL)
+        *nmoves = moves;
+    return nfound;
+}
+
+/* Walk the legal moves: as a list in `*out` (when `out` is given), or stop at the first.
+   Returns the number of cells with a legal move (at most 1 without `out`), or -1. */
+static Py_ssize_t
+enumerate_moves(Area *self, const Face *f, const TaskInfo *ti, PyObject **out)
+{
+    Found local[256];
+    Found *found = local;
+    Py_ssize_t room = moves_room(self, f);
+    if (room > 256) {
+        found = PyMem_Malloc((size_t)room * sizeof(Found));
+        if (found == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Py_ssize_t nmoves, result = -1;
+    Py_ssize_t nfound = find_moves(self, f, ti, found, out == NULL, &nmoves);
     if (out != NULL) {
         PyObject *list = PyList_New(nmoves);
         if (list == NULL)
@@ -2327,6 +2349,11 @@ typedef struct {
        (what flag_figures lists, added up where no edge is open); -1 where a flag's letter has no
        area (then ask flag_figures). */
     int (*closed_flags)(PyObject *area, long *total);
+    /* Version 3: legal_moves(face, task) without a list: the cells with a legal move and the bits
+       of their legal rotations (bit r for rotation r) into *buf, which holds *cap entries and is
+       grown with PyMem_Realloc when the area needs more (the caller frees it with PyMem_Free).
+       Returns the number of cells, or -1 with an exception. */
+    Py_ssize_t (*legal_cells)(PyObject *area, PyObject *face, PyObject *task, Found **buf, Py_ssize_t *cap);
 } AccelAPIType;
 
 static int
@@ -2362,7 +2389,29 @@ api_closed_flags(PyObject *obj, long *total)
     return 0;
 }
 
-static AccelAPIType AccelAPI = {2, &AreaType, api_node_figures, api_closed_flags};
+static Py_ssize_t
+api_legal_cells(PyObject *obj, PyObject *face, PyObject *task, Found **buf, Py_ssize_t *cap)
+{
+    Area *self = (Area *)obj;
+    TaskInfo ti;
+    int fi = face_of(face);
+    if (fi < 0 || task_info(task, &ti) < 0)
+        return -1;
+    const Face *f = FACES[fi];
+    Py_ssize_t room = moves_room(self, f);
+    if (room > *cap) {
+        Found *grown = PyMem_Realloc(*buf, (size_t)room * sizeof(Found));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *buf = grown;
+        *cap = room;
+    }
+    return find_moves(self, f, &ti, *buf, 0, NULL);
+}
+
+static AccelAPIType AccelAPI = {3, &AreaType, api_node_figures, api_closed_flags, api_legal_cells};
 
 static PyMethodDef accel_methods[] = {
     {"setup", accel_setup, METH_VARARGS, "Hand over the Python types the core creates."},
