@@ -58,6 +58,10 @@ case "$command" in
     .venv/bin/ruff check src tests
     .venv/bin/ruff format --check src tests
     .venv/bin/mypy
+    # Byte code and pytest's rewritten test modules are cached between runs even where the
+    # environment asks Python not to write them (PYTHONDONTWRITEBYTECODE): a second run collects
+    # in half the time.
+    unset PYTHONDONTWRITEBYTECODE
     exec .venv/bin/python -m pytest "$@"
     ;;
   serve)

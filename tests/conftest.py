@@ -23,6 +23,20 @@ if TYPE_CHECKING:
     from dorf.testing.pgcluster import Cluster
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The quick tier (``-m "not slow"``) is the loop of one machine with nothing installed
+    beside the project: every test on PostgreSQL (a server of its own per worker) and every test
+    in a real browser (``e2e/``) runs in the whole run only."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        on_postgres = "pg_url" in fixtures or params.get("db") == "postgresql"
+        in_browser = item.path.parent.name == "e2e" and item.path.parent.parent.name == "tests"
+        if on_postgres or in_browser:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
     """The backend this test's play areas use (None: the default, for tests outside the engine);

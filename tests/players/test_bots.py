@@ -172,7 +172,11 @@ def test_simulate_with_the_random_bot_writes_the_random_players_games(mode: str)
     [
         ("garbage", "'this is not json', which is not JSON"),
         ("illegal", "which is not one of the legal moves"),
-        ("sleep", "no answer within 2 s; it was stopped, and starts again for its next decision"),
+        pytest.param(
+            "sleep",
+            "no answer within 2 s; it was stopped, and starts again for its next decision",
+            marks=pytest.mark.slow,  # waits out the 2 s
+        ),
         ("exit", "the program exited (status 3); it was stopped"),
         ("flood", "over 4096 bytes without a newline; it was stopped"),
     ],
@@ -377,8 +381,13 @@ for line in iter(sys.stdin.readline, ""):
     ("how", "limits", "reason"),
     [
         ("memory", Limits(60, memory=256 << 20), "the program exited (status 1)"),
-        ("cpu", Limits(1), "it used up its 1 s of processor time"),
-        ("processes", Limits(60, processes=8), "processes at once, over its limit of 8"),
+        pytest.param("cpu", Limits(1), "it used up its 1 s of processor time", marks=pytest.mark.slow),
+        pytest.param(
+            "processes",
+            Limits(60, processes=8),
+            "processes at once, over its limit of 8",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_program_over_a_limit_is_stopped_and_its_seat_plays_on(
@@ -536,6 +545,7 @@ def _alive(pid: int) -> bool:
 # --- dorf bot: a seat of an online game, through a real server --------------------------------
 
 
+@pytest.mark.slow  # a server process and dorf bot processes
 @pytest.mark.skipif(sys.platform != "linux", reason="/proc")
 def test_dorf_bot_plays_a_seat_of_a_real_server(tmp_path: Path) -> None:
     server = _serve(

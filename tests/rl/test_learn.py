@@ -26,6 +26,7 @@ def test_a_few_training_steps_lower_the_loss(loss: str) -> None:
     assert fitted.scores(rows) != policy.scores(rows)
 
 
+@pytest.mark.slow  # two training runs
 def test_a_run_checkpoints_resumes_and_its_policy_loads_without_numpy(tmp_path: Path) -> None:
     settings = {"seed": 2, "games": 1, "teacher": "planner:1", "epochs": 3, "max_moves": 6, "plot": False}
     policy_a, run_a = train(tmp_path / "a", rounds=2, progress=False, **settings)  # type: ignore[arg-type]

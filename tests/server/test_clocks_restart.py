@@ -50,6 +50,7 @@ def play(url: str, gid: str, tokens: list[str], decisions: int) -> None:
             until(lambda m: m["type"] == "saved" and m["version"] >= version)
 
 
+@pytest.mark.slow  # starts, kills and restarts a server process
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_killed_server_resumes_both_clocks_where_they_were(tmp_path: Path) -> None:
     db = tmp_path / "dorf.sqlite3"

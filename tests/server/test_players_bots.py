@@ -13,6 +13,8 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dorf.testing.servers import launch
 from repo import ROOT
 
@@ -38,6 +40,7 @@ class Browser:
             return json.loads(response.read())
 
 
+@pytest.mark.slow  # a server process and a dorf bot process
 def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
     with launch(tmp_path / "dorf.sqlite3") as server:
         owner = Browser(server.url)
