@@ -597,19 +597,20 @@ def _learn_ppo(args: argparse.Namespace) -> int:
 
     if args.bc_games < 0:
         raise ValueError(f"--bc-games must be 0 or more, not {args.bc_games}")
+    default = Settings()  # the options the two methods share default to PPO's own values here
     settings = Settings(
         seed=args.seed,
         envs=args.envs,
         horizon=args.horizon,
         updates=args.updates,
-        epochs=args.epochs or 3,
+        epochs=args.epochs or default.epochs,
         minibatch=args.minibatch,
-        lr=3e-4 if args.lr is None else args.lr,
-        hidden=args.hidden or 32,
+        lr=default.lr if args.lr is None else args.lr,
+        hidden=args.hidden or default.hidden,
         entropy=args.entropy,
         bc_games=args.bc_games,
         bc_epochs=args.bc_epochs,
-        teacher=args.teacher or "planner:0",
+        teacher=args.teacher or default.teacher,
         eval_games=args.eval_games,
         eval_every=args.eval_every,
     )
