@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench" and args.measure == "vector":
             from dorf.rl.bench import vector_line
 
-            print(vector_line(args.envs, args.steps, args.seed, args.workers))
+            print(vector_line(args.envs, args.steps, args.seed, args.workers, args.mode))
             return 0
         if args.command == "bench":
             from dorf.lab.bench import BenchError, bench_line

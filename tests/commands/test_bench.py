@@ -54,3 +54,25 @@ def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
     if COMPILED is not None:
         compared = compare("planner", 2, 1, "coop", rounds=1)
         assert compared["measure"] == "planner" and compared["same_choices"] is True
+
+
+@pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
+def test_the_vector_bench_times_the_batch_of_the_mode_then_one_environment(mode: str) -> None:
+    from dorf.rl.bench import run_vector_bench
+
+    figures = run_vector_bench(envs=(2,), steps=20, single_steps=20, mode=mode)
+    assert figures["measure"] == "vector" and figures["mode"] == mode
+    kinds = [(row["env"], row["envs"], row["layout"]) for row in figures["rows"]]
+    if mode == "coop":
+        assert kinds == [("vector", 2, "compact"), ("vector", 2, "full"), ("single", 1, "full")]
+    else:  # the two-seat batch has the full planes only
+        assert kinds == [("self-play", 2, "full"), ("single", 1, "full")] and figures["loop"] == "python"
+    assert all(row["steps"] >= 20 and row["steps_per_cpu_s"] > 0 for row in figures["rows"])
+
+
+def test_dorf_bench_vector_reads_the_mode() -> None:
+    done = dorf("bench", "--measure", "vector", "--mode", "duel", "--envs", "2", "--steps", "20")
+    assert done.returncode == 0, done.stderr
+    first, *table = done.stdout.splitlines()
+    assert json.loads(first)["mode"] == "duel"
+    assert [line.split()[1] for line in table] == ["self-play", "single"]

@@ -172,3 +172,24 @@ def test_truncation_and_render() -> None:
     text = env.render()
     assert text is not None and "scores" in text
     assert HeadToHeadEnv().render() is None
+
+
+@pytest.mark.parametrize("make", [duel_env, head_to_head_env])
+def test_observe_into_writes_over_the_arrays_what_observe_returns(make: Any) -> None:
+    """The batched self-play environment reads observations this way: into arrays it keeps, which
+    hold the last game's planes before (every plane is written again)."""
+    env = make()
+    env.reset(seed=5)
+    space = env.observation_space("player_0")
+    planes = np.full(space["observation"].shape, 7.0, dtype=np.float32)
+    mask = np.ones(space["action_mask"].shape, dtype=np.int8)
+    rng = random.Random(5)
+    for _ in range(75):  # past Head to Head's draft
+        for agent in env.agents:
+            seen = env.observe(agent)
+            env.observe_into(agent, planes, mask)
+            assert np.array_equal(planes, seen["observation"]) and np.array_equal(mask, seen["action_mask"])
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+    with pytest.raises(ValueError, match="out must be a float32 array"):
+        env.observe_into(env.agent_selection, planes[1:], mask)

@@ -13,8 +13,9 @@ Three measures (``--measure``):
 - ``memory``: what the fullest play area a box makes costs in bytes, measured with
   :mod:`tracemalloc` (every tile of the set placed at its first legal move).
 
-``dorf bench --measure vector [--envs 1,64,256,1024] [--steps S] [--workers W]`` times the batched
-reinforcement-learning environments beside the single one; it lives in :mod:`dorf.rl.bench`
+``dorf bench --measure vector [--mode M] [--envs 1,64,256,1024] [--steps S] [--workers W]`` times
+the batched reinforcement-learning environments (of the Board Game, or with ``--mode`` the
+two-seat self-play batch) beside the single one; it lives in :mod:`dorf.rl.bench`
 (this module, a tool of ``dorf.lab``, does not import ``dorf.rl``), and ``dorf.cli`` calls it.
 
 ``--compare`` runs the measure on the pure and the compiled backend in turn, in the same

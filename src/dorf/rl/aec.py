@@ -142,6 +142,16 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
         mask = self._mask.copy() if agent == self.agent_selection else np.zeros_like(self._mask)
         return {"observation": self._planes(player), "action_mask": mask}
 
+    def observe_into(self, agent: str, planes: Planes, mask: Mask) -> None:
+        """:meth:`observe` written over ``planes`` and ``mask`` (arrays of the observation's shapes)
+        instead of into new arrays: what the batched self-play environment reads."""
+        player = AGENTS.index(agent)
+        self._planes(player, out=planes)
+        if agent == self.agent_selection:
+            mask[:] = self._mask
+        else:
+            mask[:] = 0
+
     def step(self, action: int | np.integer[Any] | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -246,8 +256,8 @@ class _TwoPlayerEnv(AECEnv):  # type: ignore[misc,unused-ignore]
         cell, rot = self.window.move(revealed.tile.face, action - self.picks)
         state.push_move(cell, rot, player)
 
-    def _planes(self, player: int) -> Planes:
-        return self.encoder.encode(self._game().view(player))
+    def _planes(self, player: int, out: Planes | None = None) -> Planes:
+        return self.encoder.encode(self._game().view(player), out)
 
     def _scores(self) -> list[int]:
         return [pad.total for pad in self._game().scores()]

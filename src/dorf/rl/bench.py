@@ -14,6 +14,11 @@ every process used: with ``workers`` > 1 the ``N`` games are split among that ma
 (``N / workers`` each, at least one, started together; a row shows the games in all), and the
 CPU is the workers' own (their timed loops) plus this process's while it waits; the wall time
 is the longest of the workers' loops.  A short warm-up (a few calls) comes before each timing.
+
+``--mode duel`` or ``--mode head-to-head`` times the two-seat batch instead,
+:class:`~dorf.rl.vector.SelfPlayVectorEnv` (one layout, the full planes; random legal actions for
+the seat to act), then one PettingZoo environment of that game (:mod:`dorf.rl.aec`) stepped
+alone the same way.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ import gymnasium
 import numpy as np
 
 from dorf.rl import COOP_ENV_ID
-from dorf.rl.vector import CoopVectorEnv
+from dorf.rl.aec import DuelEnv, HeadToHeadEnv
+from dorf.rl.vector import CoopVectorEnv, SelfPlayVectorEnv
 from dorf.rules.area import backend
 
 DEFAULT_ENVS = (1, 64, 256, 1024)
@@ -39,9 +45,16 @@ WARM_UP = 3
 SETTLE = 0.5
 
 
-def _time_vector(envs: int, layout: str, steps: int, seed: int, loop: str | None) -> tuple[int, float, float]:
+#: The two-seat games and their PettingZoo environments.
+TWO_SEATS = {"duel": DuelEnv, "head-to-head": HeadToHeadEnv}
+
+
+def _time_vector(
+    envs: int, layout: str, steps: int, seed: int, loop: str | None, mode: str = "coop"
+) -> tuple[int, float, float]:
     """Steps, wall seconds and CPU seconds of ``envs`` batched games making about ``steps`` steps."""
-    env = CoopVectorEnv(envs, layout=layout, loop=loop)
+    env: CoopVectorEnv | SelfPlayVectorEnv
+    env = CoopVectorEnv(envs, layout=layout, loop=loop) if mode == "coop" else SelfPlayVectorEnv(mode, envs)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     for _ in range(WARM_UP):
@@ -55,15 +68,14 @@ def _time_vector(envs: int, layout: str, steps: int, seed: int, loop: str | None
     return calls * envs, wall, used
 
 
-def _worker(args: tuple[int, str, int, int, str | None, Any]) -> tuple[int, float, float]:
-    envs, layout, steps, seed, loop, barrier = args
-    env_args = (envs, layout, steps, seed, loop)
+def _worker(args: tuple[int, str, int, int, str | None, str, Any]) -> tuple[int, float, float]:
+    envs, layout, steps, seed, loop, mode, barrier = args
     barrier.wait()
-    return _time_vector(*env_args)
+    return _time_vector(envs, layout, steps, seed, loop, mode)
 
 
 def _time_workers(
-    envs: int, layout: str, steps: int, seed: int, loop: str | None, workers: int
+    envs: int, layout: str, steps: int, seed: int, loop: str | None, workers: int, mode: str = "coop"
 ) -> tuple[int, float, float]:
     """The same split among ``workers`` processes started together: steps, wall, CPU seconds."""
     context = multiprocessing.get_context("spawn")
@@ -74,7 +86,10 @@ def _time_workers(
         cpu = time.process_time()
         results = pool.map(
             _worker,
-            [(share, layout, steps // workers, seed + k * share, loop, barrier) for k in range(workers)],
+            [
+                (share, layout, steps // workers, seed + k * share, loop, mode, barrier)
+                for k in range(workers)
+            ],
         )
         parent = time.process_time() - cpu
     manager.shutdown()
@@ -104,6 +119,28 @@ def _time_single(steps: int, seed: int) -> tuple[int, float, float]:
     return made, wall, used
 
 
+def _time_single_seat(mode: str, steps: int, seed: int) -> tuple[int, float, float]:
+    """Steps, wall and CPU seconds of one PettingZoo environment of ``mode``, random legal actions."""
+    env = TWO_SEATS[mode]()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    made = -WARM_UP
+    started, cpu = time.perf_counter(), time.process_time()
+    while made < steps:
+        if made == 0:
+            started, cpu = time.perf_counter(), time.process_time()
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.reset()
+            continue
+        legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        made += 1
+    wall, used = time.perf_counter() - started, time.process_time() - cpu
+    env.close()
+    return made, wall, used
+
+
 def _row(
     kind: str, envs: int, workers: int, layout: str, figures: tuple[int, float, float]
 ) -> dict[str, Any]:
@@ -127,8 +164,13 @@ def run_vector_bench(
     workers: int = 1,
     layouts: tuple[str, ...] = VECTOR_LAYOUTS,
     loop: str | None = None,
+    mode: str = "coop",
 ) -> dict[str, Any]:
     """The rows of the benchmark (see the module's notes), batched first, then the single environment."""
+    if mode != "coop" and mode not in TWO_SEATS:
+        raise ValueError(f"mode must be coop or one of {tuple(TWO_SEATS)}, not {mode!r}")
+    if mode != "coop":
+        layouts = ("full",)
     # numpy's OpenBLAS threads spin for a moment after numpy is imported (CPU time of this
     # process that is none of the environments' work): let them settle before the first timing.
     time.sleep(SETTLE)
@@ -136,32 +178,38 @@ def run_vector_bench(
     for n in envs:
         for layout in layouts:
             if workers > 1:  # N / workers games each (at least one: N = 1 runs one in each)
-                figures = _time_workers(n, layout, steps, seed, loop, workers)
+                figures = _time_workers(n, layout, steps, seed, loop, workers, mode)
                 games = max(1, n // workers) * workers
             else:
-                figures = _time_vector(n, layout, steps, seed, loop)
+                figures = _time_vector(n, layout, steps, seed, loop, mode)
                 games = n
-            rows.append(_row("vector", games, workers, layout, figures))
+            rows.append(_row("vector" if mode == "coop" else "self-play", games, workers, layout, figures))
     if single_steps:
-        rows.append(_row("single", 1, 1, "full", _time_single(single_steps, seed)))
+        single = (
+            _time_single(single_steps, seed)
+            if mode == "coop"
+            else _time_single_seat(mode, single_steps, seed)
+        )
+        rows.append(_row("single", 1, 1, "full", single))
     probe = CoopVectorEnv(1, loop=loop)
     return {
         "measure": "vector",
+        "mode": mode,
         "backend": backend(),
-        "loop": probe.loop,
+        "loop": probe.loop if mode == "coop" else "python",
         "cpus": os.cpu_count(),
         "seed": seed,
         "rows": rows,
     }
 
 
-def vector_line(envs: tuple[int, ...], steps: int, seed: int, workers: int) -> str:
+def vector_line(envs: tuple[int, ...], steps: int, seed: int, workers: int, mode: str = "coop") -> str:
     """``dorf bench --measure vector``'s JSON line, then one line a row as a table."""
-    result = run_vector_bench(envs=envs, steps=steps, seed=seed, workers=workers)
+    result = run_vector_bench(envs=envs, steps=steps, seed=seed, workers=workers, mode=mode)
     lines = [json.dumps(result)]
     for row in result["rows"]:
         lines.append(
-            f"# {row['env']:>6} N={row['envs']:<5} workers={row['workers']} {row['layout']:<7} "
+            f"# {row['env']:>9} N={row['envs']:<5} workers={row['workers']} {row['layout']:<7} "
             f"{row['steps_per_s']:>9,} steps/s {row['steps_per_cpu_s']:>9,} steps/CPU s"
         )
     return "\n".join(lines)

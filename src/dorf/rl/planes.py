@@ -225,15 +225,16 @@ class Encoder:
 
     # --- the three modes ---------------------------------------------------------------
 
-    def encode(self, view: GameView) -> Planes:
+    def encode(self, view: GameView, out: Planes | None = None) -> Planes:
         """The planes of a view of this encoder's mode (:meth:`coop`, :meth:`duel` or
-        :meth:`head_to_head`, chosen by the mode)."""
+        :meth:`head_to_head`, chosen by the mode), in a new array or written over every plane of
+        ``out`` (of :attr:`shape`)."""
         if view.mode != self.mode:
             raise TypeError(f"a {type(view).__name__} is not a view of mode {self.mode}")
-        return self._encode(self, view)
+        return self._encode(self, view, out)
 
-    def coop(self, view: PlayerView) -> Planes:
-        out = self._blank()
+    def coop(self, view: PlayerView, out: Planes | None = None) -> Planes:
+        out = self._blank(out)
         self._area(out, "", view.area)
         self._constants(out, self.coop_table(view))
         return out
@@ -261,8 +262,8 @@ class Encoder:
         self._unseen(fill, "unseen:", view.unseen)
         return fill
 
-    def duel(self, view: DuelView) -> Planes:
-        out = self._blank()
+    def duel(self, view: DuelView, out: Planes | None = None) -> Planes:
+        out = self._blank(out)
         p = view.player
         self._area(out, "own:", view.areas[p])
         self._area(out, "opp:", view.areas[1 - p])
@@ -277,8 +278,8 @@ class Encoder:
         self._constants(out, fill)
         return out
 
-    def head_to_head(self, view: HeadToHeadView) -> Planes:
-        out = self._blank()
+    def head_to_head(self, view: HeadToHeadView, out: Planes | None = None) -> Planes:
+        out = self._blank(out)
         p, o = view.player, 1 - view.player
         slot = self._slot
         self._area(out, "own:", view.areas[p])
@@ -306,9 +307,15 @@ class Encoder:
 
     # --- pieces --------------------------------------------------------------------------
 
-    def _blank(self) -> Planes:
-        """A new array with the window plane; the rest is written by the areas and :meth:`_constants`."""
-        out = np.empty(self.shape, dtype=np.float32)
+    def _blank(self, out: Planes | None = None) -> Planes:
+        """A new array (or ``out``) with the window plane; the rest is written by the areas and
+        :meth:`_constants`."""
+        if out is None:
+            out = np.empty(self.shape, dtype=np.float32)
+        elif out.shape != self.shape or out.dtype != np.float32:
+            raise ValueError(
+                f"out must be a float32 array of shape {self.shape}, not {out.dtype} {out.shape}"
+            )
         out[0] = self.window.inside
         return out
 
@@ -534,7 +541,7 @@ class Encoder:
 
 
 #: Per game, how the encoder turns its view into planes.
-_ENCODINGS: dict[str, Callable[[Encoder, Any], Planes]] = {
+_ENCODINGS: dict[str, Callable[[Encoder, Any, Planes | None], Planes]] = {
     "coop": Encoder.coop,
     "duel": Encoder.duel,
     "head-to-head": Encoder.head_to_head,

@@ -640,9 +640,7 @@ class SelfPlayVectorEnv:
     def _read(self, i: int) -> None:
         env = self.envs[i]
         agent = env.agent_selection
-        seen = env.observe(agent)
-        self._obs[i] = seen["observation"]
-        self._masks[i] = seen["action_mask"]
+        env.observe_into(agent, self._obs[i], self._masks[i])
         over = env.terminations[agent] or env.truncations[agent]
         self._to_play[i] = -1 if over else self.agents.index(agent)
         info = env.infos[agent]
