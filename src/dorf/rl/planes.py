@@ -175,8 +175,9 @@ class Encoder:
             np.array([h for _, h in layout], dtype=np.float32)[:, None, None], self.shape
         ).copy()
         self._n = float(len(tileset.tiles))
-        #: Per area prefix, the marks of the areas seen lately, the latest first.
-        self._cache: dict[str, list[_Marks]] = {}
+        #: The marks of the areas seen lately, the latest first: shared by the area prefixes,
+        #: whose blocks are laid out alike (a seat's own area is the other seat's opponent's).
+        self._kept: list[_Marks] = []
         #: How many planes one area has (they follow each other, from its ``tile`` plane).
         self._area_planes = len(_area_names("", len(tileset.tiles)))
         #: The planes from here on hold one value each over the whole grid (all but the id planes).
@@ -338,7 +339,8 @@ class Encoder:
         The block is then copied into ``out``.
         """
         marks = self._marks_of(prefix, area)
-        self._figures(prefix, area, marks)
+        if marks.figured != marks.count:  # else no tile since: the same figures and tasks
+            self._figures(prefix, area, marks)
         first = self._bases[prefix][0]
         out[first : first + self._area_planes] = marks.block
 
@@ -380,6 +382,7 @@ class Encoder:
             figures = np.frombuffer(raw, dtype=np.int32)
             marks.flat[targets[: marks.size]] = figures[sources[: marks.size]] / SCALE
         self._tasks(prefix, area, marks)
+        marks.figured = marks.count
 
     def _group_places(self, prefix: str) -> list[tuple[int, int, int]]:
         """Per group letter: its size column in :meth:`PlayArea.tile_figures` (open edges next),
@@ -425,12 +428,14 @@ class Encoder:
         marks.open = still
 
     def _marks_of(self, prefix: str, area: PlayArea) -> _Marks:
-        """The marks of ``area`` kept for planes ``prefix``, brought up to date with its tiles.
+        """The marks of ``area``, brought up to date with its tiles (for planes ``prefix``: the
+        block is the same whichever prefix, so one seat's own area and the other's opponent's
+        share their marks).
 
         Views hand out copies of the areas, a new one each time: the marks kept are those of
         the areas seen lately whose first tiles are this area's first tiles (compared by what
         they are, not by identity): the latest used if they fit, else those with the most."""
-        kept = self._cache.setdefault(prefix, [])
+        kept = self._kept
         marks = kept[0] if kept and kept[0].fits(area) else None  # most often: the latest
         if marks is None:
             for candidate in kept[1:]:
@@ -552,8 +557,8 @@ _Fill = list[float]
 _PREFIXES = ("", "own:", "opp:")
 #: The columns of :meth:`PlayArea.tile_figures` holding each group letter's size (open edges next).
 _GROUP_COLUMNS = tuple(1 + 2 * AREA_INDEX[letter] for letter in GROUP_LETTERS)
-#: Areas whose marks an encoder keeps per area prefix (the areas of a few games' seats).
-_CACHED_AREAS = 4
+#: Areas whose marks an encoder keeps (the areas of a few games' seats).
+_CACHED_AREAS = 6
 
 
 class _Marks:
@@ -582,6 +587,8 @@ class _Marks:
         self.tasks = 0
         self.task_keys: list[tuple[int, TaskSpec]] = []
         self.open: list[tuple[int, int]] = []
+        #: The count of tiles the group figures and tasks were last written for (-1: never).
+        self.figured = -1
 
     def fits(self, area: PlayArea) -> bool:
         """Whether these are marks of ``area``'s first tiles: the same tiles, in the same places
