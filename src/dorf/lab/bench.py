@@ -229,27 +229,34 @@ def _fill(box: list[tuple[str, str | None, TaskSpec | None]]) -> PlayArea:
     return area
 
 
+#: Frames tracemalloc keeps of each allocation: enough to find :func:`_fill` below the area's own.
+_TRACE_FRAMES = 64
+
+
 def area_bytes(mode: str = "coop") -> tuple[int, int]:
     """Tiles and bytes of the fullest area the mode's box makes: every tile of the set placed
     at its first legal move (more than any game of the mode places in one area).  Bytes are
     every allocation the area holds (its Python objects and, for the compiled core, its C
     arrays), by :mod:`tracemalloc`, after one area has been built to fill the caches shared
-    by all areas (tile tables, cached moves)."""
+    by all areas (tile tables, cached moves).  Only what is allocated under :func:`_fill` counts:
+    another thread of the process (a test's server, say) allocating meanwhile does not."""
     box = _box(load_tileset(MODES[mode].tileset))
     _fill(box)
     gc.collect()
     tracing = tracemalloc.is_tracing()
     if not tracing:
-        tracemalloc.start()
+        tracemalloc.start(_TRACE_FRAMES)
     try:
-        before = tracemalloc.get_traced_memory()[0]
+        before = tracemalloc.take_snapshot()
         area = _fill(box)
         gc.collect()
-        used = tracemalloc.get_traced_memory()[0] - before
+        after = tracemalloc.take_snapshot()
     finally:
         if not tracing:
             tracemalloc.stop()
-    return len(area), used
+    under_fill = [tracemalloc.Filter(True, _fill.__code__.co_filename, all_frames=True)]
+    grown = after.filter_traces(under_fill).compare_to(before.filter_traces(under_fill), "filename")
+    return len(area), sum(stat.size_diff for stat in grown)
 
 
 def run_memory_bench(mode: str = "coop") -> dict[str, Any]:
