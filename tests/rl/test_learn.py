@@ -55,6 +55,7 @@ def test_decisions_pad_to_the_most_candidates() -> None:
     assert np.isnan(found.value_array(3)[1, 0]) and found.value_array(3)[1, 2] == 2.0
 
 
+@pytest.mark.slow  # a training run and its curve (matplotlib)
 def test_the_learn_command_writes_a_policy_a_curve_and_ships_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

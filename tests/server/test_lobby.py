@@ -484,6 +484,7 @@ def test_the_seeks_of_a_server_that_died_are_forgotten(pg_url: str) -> None:
             assert not any(m["type"] == "paired" for m in mine.seen)
 
 
+@pytest.mark.slow  # waits out the 2 s the range takes to widen
 def test_two_established_ratings_too_far_apart_are_paired_once_the_range_has_widened(db: Any) -> None:
     """The real rule on real ratings: 1500 and 1620, both with RD 60, are 120 apart, more than
     the 100 accepted at once (lichess's pool range at 1500); after 2 s of waiting the range is
