@@ -544,7 +544,8 @@ fill_plane(float *plane, int cells, float v)
 }
 
 /* The table values of game i; in the full layout, the constant planes whose value changed are
-   listed in self->pending (their lines asked for ahead, written by write_pending). */
+   listed in self->pending (their lines asked for ahead, written by write_pending, which must
+   have written the planes listed before). */
 static void
 plan_table(Batch *self, int i)
 {
@@ -565,7 +566,6 @@ plan_table(Batch *self, int i)
         row[self->slot_markers + k] = (float)(e->markers[k] / n);
     for (int k = 0; k < LETTER_COUNT; k++)
         row[self->slot_unseen + k] = (float)(e->unseen[k] / n);
-    self->pending_env = -1;
     if (self->full_start < 0)
         return;
     float *written = self->written + (Py_ssize_t)i * T;
