@@ -66,7 +66,11 @@ def test_the_vector_bench_times_the_batch_of_the_mode_then_one_environment(mode:
     if mode == "coop":
         assert kinds == [("vector", 2, "compact"), ("vector", 2, "full"), ("single", 1, "full")]
     else:  # the two-seat batch has the full planes only
-        assert kinds == [("self-play", 2, "full"), ("single", 1, "full")] and figures["loop"] == "python"
+        assert kinds == [("self-play", 2, "full"), ("single", 1, "full")]
+        from dorf.rl.vector import _compiled
+
+        # the Duel's batch is stepped in C where dorf.rl._vector is built; Head to Head's is Python
+        assert figures["loop"] == ("compiled" if mode == "duel" and _compiled is not None else "python")
     assert all(row["steps"] >= 20 and row["steps_per_cpu_s"] > 0 for row in figures["rows"])
 
 

@@ -137,36 +137,100 @@ def test_module_examples() -> None:
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
-@pytest.mark.parametrize("mode", ["duel", "head-to-head"])
-def test_self_play_batches_follow_the_aec_environments(engine_backend: str, mode: str) -> None:
+def _compare_self_play(
+    mode: str, loop: str, radius: int, steps: int, reward: str = "score", envs: int = 2, seed: int = 3
+) -> tuple[int, int]:
+    """Step a self-play batch and ``envs`` AEC environments with the same seeds and actions,
+    comparing observations, masks, seats to play, scores, seeds, rewards and ends at every step;
+    returns the games that ended (terminated, truncated)."""
     from dorf.rl.aec import AGENTS, duel_env, head_to_head_env
 
     make = duel_env if mode == "duel" else head_to_head_env
-    batch = SelfPlayVectorEnv(mode, 2, radius=4)
-    singles = [make(radius=4) for _ in range(2)]
-    obs, infos = batch.reset(seed=3)
+    batch = SelfPlayVectorEnv(mode, envs, radius=radius, reward=reward, loop=loop)
+    assert batch.loop == loop
+    singles = [make(radius=radius, reward=reward) for _ in range(envs)]
+    obs, infos = batch.reset(seed=seed)
     for i, env in enumerate(singles):
-        env.reset(seed=3 + i)
+        env.reset(seed=seed + i)
     rng = np.random.default_rng(1)
-    restart = [False, False]
-    steps = 70 if mode == "head-to-head" else 90  # the draft is 59 picks
+    restart = [False] * envs
+    ended = [0, 0]
     for _ in range(steps):
         for i, env in enumerate(singles):
-            seen = env.observe(env.agent_selection)
+            agent = env.agent_selection
+            seen = env.observe(agent)
             assert np.array_equal(obs[i], seen["observation"])
             assert np.array_equal(infos["action_mask"][i], seen["action_mask"])
+            over = env.terminations[agent] or env.truncations[agent]
+            assert infos["to_play"][i] == (-1 if over else AGENTS.index(agent))
+            assert tuple(infos["scores"][i]) == tuple(env.infos[agent]["scores"])
+            assert infos["game_seed"][i] == env.infos[agent]["game_seed"]
         actions = batch.sample_actions(rng)
         obs, rewards, terminated, truncated, infos = batch.step(actions)
         for i, env in enumerate(singles):
-            if restart[i]:
+            if restart[i]:  # the next-step autoreset: the action is ignored
                 env.reset()
                 restart[i] = False
+                assert rewards[i].tolist() == [0.0, 0.0]
+                assert not terminated[i] and not truncated[i]
                 continue
             env.step(int(actions[i]))
             assert rewards[i].tolist() == [env.rewards[a] for a in AGENTS]
             assert terminated[i] == env.terminations[AGENTS[0]]
+            assert truncated[i] == env.truncations[AGENTS[0]]
             restart[i] = bool(terminated[i] or truncated[i])
+            ended[0] += bool(terminated[i])
+            ended[1] += bool(truncated[i])
+    return ended[0], ended[1]
+
+
+SELF_PLAY_LOOPS = [("duel", loop) for loop in LOOPS] + [("head-to-head", "python")]
+
+
+@pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
+@pytest.mark.parametrize(("mode", "loop"), SELF_PLAY_LOOPS)
+def test_self_play_batches_follow_the_aec_environments(engine_backend: str, mode: str, loop: str) -> None:
+    # the draft is 59 picks; a window of radius 4 cuts games short (truncated) now and then
+    _compare_self_play(mode, loop, radius=4, steps=70 if mode == "head-to-head" else 90)
+
+
+@pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
+@pytest.mark.parametrize("reward", ["score", "margin", "win"])
+@pytest.mark.parametrize("loop", LOOPS)
+def test_the_duel_batch_plays_whole_games_as_the_aec_environment(
+    engine_backend: str, reward: str, loop: str
+) -> None:
+    """The default window: games end by the rules (the last landscape tile placed), are dealt
+    again, and every reward kind is the AEC environment's, on both loops and backends."""
+    terminated, _ = _compare_self_play("duel", loop, radius=10, steps=240, reward=reward)
+    assert terminated >= 2
+
+
+def test_a_self_play_step_with_an_illegal_action_moves_no_game() -> None:
+    for loop in LOOPS:
+        env = SelfPlayVectorEnv("duel", 2, radius=4, loop=loop)
+        with pytest.raises(RuntimeError, match="reset"):
+            env.step([0, 0])
+        obs, infos = env.reset(seed=2)
+        before, masks = obs.copy(), infos["action_mask"].copy()
+        good = int(np.flatnonzero(masks[0])[0])
+        bad = int(np.flatnonzero(masks[1] == 0)[0])
+        with pytest.raises(ValueError, match="not legal for player_0 now in environment 1"):
+            env.step([good, bad])
+        assert np.array_equal(env._obs, before) and np.array_equal(infos["action_mask"], masks)
+        obs, _, _, _, infos = env.step([good, int(np.flatnonzero(masks[1])[0])])
+        assert infos["to_play"].tolist() == [1, 1]
+
+
+def test_the_compiled_self_play_loop_plays_the_duel_only() -> None:
+    if vector._compiled is None:
+        pytest.skip("dorf.rl._vector is not built here")
+    assert SelfPlayVectorEnv("duel", 1, radius=4).loop == "compiled"
+    assert SelfPlayVectorEnv("head-to-head", 1, radius=4).loop == "python"
+    with pytest.raises(ValueError, match="plays the Duel only"):
+        SelfPlayVectorEnv("head-to-head", 1, radius=4, loop="compiled")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        SelfPlayVectorEnv("duel", 1, reward="points")
 
 
 def test_the_compiled_loop_is_built_where_it_must_be() -> None:

@@ -1,6 +1,6 @@
 /* dorf.rl._vector: the batched environments' step in C (dorf.rl.vector).
  *
- * A Batch holds N solo games of the Board Game.  The deals are made in Python
+ * A Batch holds N solo games of the Board Game, or N Duels in self-play (below).  The deals are made in Python
  * (dorf.rl.vector: the engine's shuffle, the markers each task tile will get) and handed
  * over with Batch.deal; Batch.step then plays one action in every game without a line of
  * Python per game: it places the tile through the game's play area (the engine's own
@@ -12,6 +12,15 @@
  * the reward and end flags into the numpy arrays it was given.  The rules stay in the
  * engine: the legality, the groups and the tasks are the play area's; this file keeps the
  * game's flow (which stack the next tile comes from) as dorf.games.seat.Seat.reveal does.
+ *
+ * A batch of Duels (dorf.rl.vector.SelfPlayVectorEnv) gives each game two play areas ("sides")
+ * and one sequence of tiles: a tile is revealed for both (rule 24, as dorf.games.duel does) and
+ * set aside in an area it fits nowhere; player 1 places it, then player 2, each step one
+ * placement of the player to act.  Each area's planes are kept in an image of the batch's own
+ * and copied into the observation at every step, the acting player's area first: a placement
+ * player 2 has not matched yet is marked in player 1's image only after that copy (the other
+ * player does not see it, as DuelState.view withholds it).  Only the span of each plane either
+ * image was ever marked in is copied.
  * Standard library and CPython API only.
  */
 #define PY_SSIZE_T_CLEAN
@@ -53,12 +62,27 @@ static PyObject *s_push, *s_legal_moves, *s_surroundings, *s_tile_figures, *s_ta
 typedef struct {
     PyObject *task; /* strong */
     PyObject *spec; /* strong */
-    PyObject *letter; /* strong, or NULL: sized by the Python function */
+    PyObject *letter;  /* strong: the letter of a task of one, or NULL */
+    PyObject *letters; /* strong: every letter the task looks at (none: connection) */
     int cell, type, value, spot, scores;
 } OpenTask;
 
+/* One play area of a game and the planes kept of it (in the output array, or for the Duel in
+   the batch's own images, copied into the output each step). */
 typedef struct {
     PyObject *area;
+    int count, tasks_seen;
+    int *src, *dst, *val; /* val: the figure last written there (the planes of N games do not
+                             stay in cache: a figure is written again only when it changed) */
+    int npairs;
+    OpenTask *open;
+    int nopen, capopen;
+    long completed;
+    long score;
+    int *lo, *hi; /* the Duel: per plane, the first and last place its marks were written at */
+} Side;
+
+typedef struct {
     int *tasks;        /* tile ids, top last */
     PyObject **specs;  /* strong, per task position */
     float *task_fill;  /* per task position, the table values of that tile and task */
@@ -67,23 +91,18 @@ typedef struct {
     int *lands;
     int nlands;
     int turns, revealed, over, spec_pos;
-    int count, tasks_seen;
-    int *src, *dst, *val; /* val: the figure last written there (the planes of N games do not
-                             stay in cache: a figure is written again only when it changed) */
-    int npairs;
-    OpenTask *open;
-    int nopen, capopen;
     int unseen[LETTER_COUNT];
     int markers[MARKER_KINDS];
-    long completed;
-    long score;
+    Side side[2];      /* the Board Game uses the first only */
+    int waits[2];      /* the Duel: whether each player is still to place the revealed tile */
+    int acting;        /* the Duel: the player to place now (the last to have placed once over) */
 } Env;
 
 typedef struct {
     PyObject_HEAD
     int n, tiles, table, actions, cells, wsize, stride, block, full_start, fpt, illegal_raise;
     int area_count, origin;
-    Py_buffer bufs[14];
+    Py_buffer bufs[15];
     int nbufs;
     float *grid, *values, *written;
     signed char *masks;
@@ -95,7 +114,7 @@ typedef struct {
     int *letter_mask;
     float *land_fill;
     PyObject *faces, *flags, *open_status, *completed_status, *failed_status, *type_index, *scoring,
-        *letter_of, *task_size;
+        *letter_of;
     int planes[8]; /* tile, frontier, edge0, open0, flag0, completed, failed, size */
     int type_plane[MARKER_KINDS];
     int group[GROUPS][3]; /* column, size plane, open plane */
@@ -108,20 +127,32 @@ typedef struct {
     Py_ssize_t found_cap;
     int *pending; /* the table slots of game pending_env to write (plan_table), npending of them */
     int npending, pending_env;
+    /* The Duel (seats 2): both players' areas, each seat seeing its own first */
+    int seats, reward_kind, slot_opp_to_move;
+    float *images;      /* per game and player, that area's planes (area_count x cells) */
+    long long *to_play; /* the player to act, -1 once over */
 } Batch;
+
+static void
+side_clear(Side *s)
+{
+    Py_CLEAR(s->area);
+    for (int k = 0; k < s->nopen; k++) {
+        Py_CLEAR(s->open[k].task);
+        Py_CLEAR(s->open[k].spec);
+        Py_CLEAR(s->open[k].letter);
+        Py_CLEAR(s->open[k].letters);
+    }
+    s->nopen = 0;
+}
 
 static void
 env_clear(Env *e)
 {
-    Py_CLEAR(e->area);
     for (int k = 0; k < e->ntasks; k++)
         Py_CLEAR(e->specs[k]);
-    for (int k = 0; k < e->nopen; k++) {
-        Py_CLEAR(e->open[k].task);
-        Py_CLEAR(e->open[k].spec);
-        Py_CLEAR(e->open[k].letter);
-    }
-    e->nopen = 0;
+    side_clear(&e->side[0]);
+    side_clear(&e->side[1]);
     e->ntasks = 0;
 }
 
@@ -142,10 +173,14 @@ Batch_dealloc(Batch *self)
             PyMem_Free(e->task_fill);
             PyMem_Free(e->marker_slot);
             PyMem_Free(e->lands);
-            PyMem_Free(e->src);
-            PyMem_Free(e->dst);
-            PyMem_Free(e->val);
-            PyMem_Free(e->open);
+            for (int p = 0; p < 2; p++) {
+                PyMem_Free(e->side[p].src);
+                PyMem_Free(e->side[p].dst);
+                PyMem_Free(e->side[p].val);
+                PyMem_Free(e->side[p].open);
+                PyMem_Free(e->side[p].lo);
+                PyMem_Free(e->side[p].hi);
+            }
         }
         PyMem_Free(self->envs);
     }
@@ -157,6 +192,7 @@ Batch_dealloc(Batch *self)
     PyMem_Free(self->land_fill);
     PyMem_Free(self->found);
     PyMem_Free(self->pending);
+    PyMem_Free(self->images);
     Py_XDECREF(self->faces);
     Py_XDECREF(self->flags);
     Py_XDECREF(self->open_status);
@@ -165,7 +201,6 @@ Batch_dealloc(Batch *self)
     Py_XDECREF(self->type_index);
     Py_XDECREF(self->scoring);
     Py_XDECREF(self->letter_of);
-    Py_XDECREF(self->task_size);
     Py_XDECREF(self->capsule);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -207,18 +242,28 @@ ints(PyObject *seq, int *out, int count)
     return 0;
 }
 
-/* Batch(n, arrays, window, tiles, layout, table, engine) -- built by dorf.rl.vector only. */
+/* Batch(n, arrays, window, tiles, layout, table, engine, capsule[, duel]) -- built by dorf.rl.vector
+   only.  duel: (reward kind 0 score / 1 margin / 2 win, the table slot of opp:to-move, to_play
+   int64 (n)) makes a batch of Duels in self-play: then rewards and score hold two values a game. */
 static PyObject *
 Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     int n, full_start, illegal_raise;
-    PyObject *arrays, *window, *tiles, *layout, *table, *engine, *capsule;
-    if (!PyArg_ParseTuple(args, "iiiOOOOOOO", &n, &full_start, &illegal_raise, &arrays, &window, &tiles,
-                          &layout, &table, &engine, &capsule))
+    PyObject *arrays, *window, *tiles, *layout, *table, *engine, *capsule, *duel = Py_None;
+    if (!PyArg_ParseTuple(args, "iiiOOOOOOO|O", &n, &full_start, &illegal_raise, &arrays, &window, &tiles,
+                          &layout, &table, &engine, &capsule, &duel))
         return NULL;
     Batch *self = (Batch *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
+    self->seats = 1;
+    self->slot_opp_to_move = -1;
+    PyObject *to_play = NULL;
+    if (duel != Py_None) {
+        if (!PyArg_ParseTuple(duel, "iiO", &self->reward_kind, &self->slot_opp_to_move, &to_play))
+            goto fail;
+        self->seats = 2;
+    }
     if (capsule != Py_None) {
         const AccelAPIType *api = PyCapsule_GetPointer(capsule, "dorf.rules._accel._api");
         if (api == NULL)
@@ -261,10 +306,10 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         goto fail;
     self->faces = Py_NewRef(faces);
     self->flags = Py_NewRef(flags);
-    /* engine: (OPEN, COMPLETED, FAILED, type index, scoring types, letter of a type, task size) */
-    PyObject *st_open, *st_completed, *st_failed, *type_index, *scoring, *letter_of, *task_size;
-    if (!PyArg_ParseTuple(engine, "OOOO!O!O!O", &st_open, &st_completed, &st_failed, &PyDict_Type,
-                          &type_index, &PySet_Type, &scoring, &PyDict_Type, &letter_of, &task_size))
+    /* engine: (OPEN, COMPLETED, FAILED, type index, scoring types, letter of a type) */
+    PyObject *st_open, *st_completed, *st_failed, *type_index, *scoring, *letter_of;
+    if (!PyArg_ParseTuple(engine, "OOOO!O!O!", &st_open, &st_completed, &st_failed, &PyDict_Type,
+                          &type_index, &PySet_Type, &scoring, &PyDict_Type, &letter_of))
         goto fail;
     self->open_status = Py_NewRef(st_open);
     self->completed_status = Py_NewRef(st_completed);
@@ -272,7 +317,6 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->type_index = Py_NewRef(type_index);
     self->scoring = Py_NewRef(scoring);
     self->letter_of = Py_NewRef(letter_of);
-    self->task_size = Py_NewRef(task_size);
     /* arrays: grid, values, written, masks, rewards, terminated, truncated, illegal, autoreset,
        score, turn, outside */
     PyObject *a[12];
@@ -284,18 +328,19 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         !(self->values = take(self, a[1], N * self->table * 4, 1)) ||
         !(self->written = take(self, a[2], N * self->table * 4, 1)) ||
         !(self->masks = take(self, a[3], N * self->actions, 1)) ||
-        !(self->rewards = take(self, a[4], N * 8, 1)) ||
+        !(self->rewards = take(self, a[4], N * 8 * self->seats, 1)) ||
         !(self->terminated = take(self, a[5], N, 1)) || !(self->truncated = take(self, a[6], N, 1)) ||
         !(self->illegal = take(self, a[7], N, 1)) || !(self->autoreset = take(self, a[8], N, 1)) ||
-        !(self->score = take(self, a[9], N * 8, 1)) || !(self->turn = take(self, a[10], N * 8, 1)) ||
-        !(self->outside = take(self, a[11], N * 8, 1)))
+        !(self->score = take(self, a[9], N * 8 * self->seats, 1)) ||
+        !(self->turn = take(self, a[10], N * 8, 1)) || !(self->outside = take(self, a[11], N * 8, 1)) ||
+        (to_play != NULL && !(self->to_play = take(self, to_play, N * 8, 1))))
         goto fail;
     self->pending_env = -1;
     if (!(self->pending = PyMem_Malloc((size_t)(self->table > 0 ? self->table : 1) * sizeof(int)))) {
         PyErr_NoMemory();
         goto fail;
     }
-    /* 14 buffers at most: the 12 arrays and two of the window's (the third below) */
+    /* 15 buffers at most: the 12 arrays, to_play and two of the window's (the third below) */
     if (!(self->lookup = take(self, lookup, (Py_ssize_t)SPAN * SPAN * 4, 0)) ||
         !(self->wcells = take(self, wcells, (Py_ssize_t)self->wsize * 4, 0)))
         goto fail;
@@ -355,6 +400,11 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "faces and flags: one per tile");
         goto fail;
     }
+    if (self->seats == 2) {
+        self->images = PyMem_Calloc((size_t)n * 2 * self->area_count * self->cells, sizeof(float));
+        if (self->images == NULL)
+            goto nomem;
+    }
     self->envs = PyMem_Calloc((size_t)n, sizeof(Env));
     if (self->envs == NULL)
         goto nomem;
@@ -365,12 +415,22 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         e->task_fill = PyMem_Malloc((size_t)self->tiles * self->table * sizeof(float));
         e->marker_slot = PyMem_Malloc((size_t)self->tiles * sizeof(int));
         e->lands = PyMem_Malloc((size_t)self->tiles * sizeof(int));
-        e->src = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
-        e->dst = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
-        e->val = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
-        if (!e->tasks || !e->specs || !e->task_fill || !e->marker_slot || !e->lands || !e->src || !e->dst ||
-            !e->val)
+        if (!e->tasks || !e->specs || !e->task_fill || !e->marker_slot || !e->lands)
             goto nomem;
+        for (int p = 0; p < self->seats; p++) {
+            Side *s = &e->side[p];
+            s->src = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+            s->dst = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+            s->val = PyMem_Malloc(((size_t)self->wsize * 2 * GROUPS + 2) * sizeof(int));
+            if (!s->src || !s->dst || !s->val)
+                goto nomem;
+            if (self->seats == 2) {
+                s->lo = PyMem_Malloc((size_t)self->area_count * sizeof(int));
+                s->hi = PyMem_Malloc((size_t)self->area_count * sizeof(int));
+                if (!s->lo || !s->hi)
+                    goto nomem;
+            }
+        }
         e->revealed = -1;
         e->over = 1;
     }
@@ -467,14 +527,43 @@ write_mask(Batch *self, int i, PyObject *moves, Py_ssize_t nfound)
     return inside;
 }
 
-/* Reveal game i's next tile by the rules, setting aside tiles that fit nowhere; then its mask.
-   Returns the moves inside the window, or -1 on an error. */
+/* The legal moves of game i's revealed tile (face, spec) in area s: how many there are (cells
+   of the core's buffer, or moves of the enumerator's list), or -1 on an error; with inside
+   given and moves found, game i's mask is written from them and *inside says how many lie
+   inside the window. */
+static Py_ssize_t
+legal(Batch *self, int i, Side *s, PyObject *face, PyObject *spec, int *inside)
+{
+    if (self->api != NULL && self->api->version >= 3 && PyObject_TypeCheck(s->area, self->api->area_type)) {
+        Py_ssize_t cells = self->api->legal_cells(s->area, face, spec, &self->found, &self->found_cap);
+        if (cells > 0 && inside != NULL && (*inside = write_mask(self, i, NULL, cells)) < 0)
+            return -1;
+        return cells;
+    }
+    PyObject *moves = PyObject_CallMethodObjArgs(s->area, s_legal_moves, face, spec, NULL);
+    if (moves == NULL)
+        return -1;
+    Py_ssize_t count = PyObject_Length(moves);
+    if (count > 0 && inside != NULL && (*inside = write_mask(self, i, moves, 0)) < 0)
+        count = -1;
+    Py_DECREF(moves);
+    return count;
+}
+
+/* Reveal game i's next tile by the rules, setting aside tiles that fit nowhere; then its mask
+   (in the Duel: the tile of both areas, set aside in one it fits nowhere; the mask of the first
+   player to place it).  Returns the moves inside the window, or -1 on an error. */
 static int
 reveal(Batch *self, int i)
 {
     Env *e = &self->envs[i];
     int ok = 1;
-    long active = int_attr(e->area, s_active_count, &ok);
+    long active = int_attr(e->side[0].area, s_active_count, &ok);
+    if (self->seats == 2) {
+        long other = int_attr(e->side[1].area, s_active_count, &ok);
+        if (other < active)
+            active = other;
+    }
     if (!ok)
         return -1;
     while (1) {
@@ -495,6 +584,7 @@ reveal(Batch *self, int i)
         else {
             e->revealed = -1;
             e->over = 1;
+            e->waits[0] = e->waits[1] = 0;
             return write_mask(self, i, NULL, 0);
         }
         e->turns++;
@@ -503,28 +593,23 @@ reveal(Batch *self, int i)
             if (letters & (1 << k))
                 e->unseen[k]--;
         PyObject *face = PyTuple_GET_ITEM(self->faces, e->revealed);
-        if (self->api != NULL && self->api->version >= 3 && PyObject_TypeCheck(e->area, self->api->area_type)) {
-            Py_ssize_t cells = self->api->legal_cells(e->area, face, spec, &self->found, &self->found_cap);
-            if (cells < 0)
-                return -1;
-            if (cells > 0)
-                return write_mask(self, i, NULL, cells);
-            continue;
-        }
-        PyObject *moves = PyObject_CallMethodObjArgs(e->area, s_legal_moves, face, spec, NULL);
-        if (moves == NULL)
+        int inside = 0;
+        Py_ssize_t second = 0;
+        if (self->seats == 2 && (second = legal(self, i, &e->side[1], face, spec, NULL)) < 0)
             return -1;
-        Py_ssize_t count = PyObject_Length(moves);
-        if (count < 0) {
-            Py_DECREF(moves);
+        Py_ssize_t first = legal(self, i, &e->side[0], face, spec, &inside); /* the mask, if any */
+        if (first < 0)
             return -1;
-        }
-        if (count > 0) {
-            int inside = write_mask(self, i, moves, 0);
-            Py_DECREF(moves);
+        e->waits[0] = first > 0;
+        e->waits[1] = second > 0;
+        if (first > 0) {
+            e->acting = 0;
             return inside;
         }
-        Py_DECREF(moves);
+        if (second > 0) {
+            e->acting = 1;
+            return legal(self, i, &e->side[1], face, spec, &inside) < 0 ? -1 : inside;
+        }
     }
 }
 
@@ -566,6 +651,8 @@ plan_table(Batch *self, int i)
         row[self->slot_markers + k] = (float)(e->markers[k] / n);
     for (int k = 0; k < LETTER_COUNT; k++)
         row[self->slot_unseen + k] = (float)(e->unseen[k] / n);
+    if (self->slot_opp_to_move >= 0)
+        row[self->slot_opp_to_move] = (float)(!e->over && e->waits[1 - e->acting]);
     if (self->full_start < 0)
         return;
     float *written = self->written + (Py_ssize_t)i * T;
@@ -615,12 +702,32 @@ write_table(Batch *self, int i)
     write_pending(self);
 }
 
-/* Game i's area planes after its tile number e->count was placed at cell (face, rot, flag). */
-static int
-mark_tile(Batch *self, int i, int cell, int tile, int rot)
+/* Where side p of game i keeps its planes: the output array's area block in the Board Game,
+   the batch's image of that area in the Duel. */
+static inline float *
+side_block(Batch *self, int i, int p)
 {
-    Env *e = &self->envs[i];
-    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
+    if (self->seats == 1)
+        return self->grid + (Py_ssize_t)i * self->stride + self->block;
+    return self->images + ((Py_ssize_t)i * 2 + p) * self->area_count * self->cells;
+}
+
+/* A mark of side e written at place `at` of its plane `plane` (kept track of in the Duel). */
+static inline void
+touch(Side *e, int plane, int at)
+{
+    if (e->lo == NULL)
+        return;
+    if (at < e->lo[plane])
+        e->lo[plane] = at;
+    if (at > e->hi[plane])
+        e->hi[plane] = at;
+}
+
+/* An area's planes (blk) after its tile number e->count was placed at cell (face, rot, flag). */
+static int
+mark_tile(Batch *self, Side *e, float *blk, int cell, int tile, int rot)
+{
     int C = self->cells;
     int frontier = self->planes[1] * C, tile_plane = self->planes[0] * C;
     int edge0 = self->planes[2], open0 = self->planes[3], flag0 = self->planes[4];
@@ -643,8 +750,10 @@ mark_tile(Batch *self, int i, int cell, int tile, int rot)
         int j = (near >= 0 && near < SPAN * SPAN) ? self->lookup[near] : -1;
         if (j < 0)
             continue;
-        if (around[d] == '.')
+        if (around[d] == '.') {
             blk[frontier + self->spot[j]] = 1.0f;
+            touch(e, self->planes[1], self->spot[j]);
+        }
         else
             blk[(open0 + (d + 3) % 6) * C + self->spot[j]] = 0.0f;
     }
@@ -654,6 +763,7 @@ mark_tile(Batch *self, int i, int cell, int tile, int rot)
         int here = self->spot[index];
         blk[frontier + here] = 0.0f;
         blk[tile_plane + here] = 1.0f;
+        touch(e, self->planes[0], here);
         const char *face = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self->faces, tile));
         if (face == NULL) {
             Py_DECREF(sur);
@@ -661,17 +771,23 @@ mark_tile(Batch *self, int i, int cell, int tile, int rot)
         }
         for (int d = 0; d < 6; d++) {
             const char *at = strchr(LETTERS, face[(d - rot + 6) % 6]);
-            if (at != NULL)
+            if (at != NULL) {
                 blk[(edge0 + LETTER_COUNT * d + (int)(at - LETTERS)) * C + here] = 1.0f;
-            if (around[d] == '.')
+                touch(e, edge0 + LETTER_COUNT * d + (int)(at - LETTERS), here);
+            }
+            if (around[d] == '.') {
                 blk[(open0 + d) * C + here] = 1.0f;
+                touch(e, open0 + d, here);
+            }
         }
         PyObject *flag = PyTuple_GET_ITEM(self->flags, tile);
         if (flag != Py_None) {
             const char *f = PyUnicode_AsUTF8(flag);
             const char *at = f ? strchr(FLAGS, f[0]) : NULL;
-            if (at != NULL)
+            if (at != NULL) {
                 blk[(flag0 + (int)(at - FLAGS)) * C + here] = 1.0f;
+                touch(e, flag0 + (int)(at - FLAGS), here);
+            }
         }
         /* where its group figures go: read below from tile_figures */
         e->src[e->npairs] = -1 - number; /* a placeholder: this tile's pairs are found next */
@@ -681,50 +797,83 @@ mark_tile(Batch *self, int i, int cell, int tile, int rot)
     return index >= 0;
 }
 
-/* How far an open task has come, divided by 10 (dorf.rl.planes._task_size): its group's size
-   for a task of one letter, the Python function for the others (connection, double). */
+/* The size of the `letter` group through cell in an area (area.figures), or -1 on an error. */
+static long
+group_size(PyObject *area, int cell, PyObject *letter)
+{
+    PyObject *pycell = PyLong_FromLong(cell);
+    if (pycell == NULL)
+        return -1;
+    PyObject *f = PyObject_CallMethodObjArgs(area, s_figures, pycell, letter, NULL);
+    Py_DECREF(pycell);
+    if (f == NULL)
+        return -1;
+    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
+        return -1;
+    }
+    long size = PyLong_AsLong(PyTuple_GET_ITEM(f, 0));
+    Py_DECREF(f);
+    return size;
+}
+
+/* How far an open task has come, divided by 10 (dorf.rl.planes._task_size): its group's size for
+   a task of one letter; for a connection task the tiles around it; for a double task the larger
+   of its two territories not above the value (else the larger). */
 static int
-open_task_size(Batch *self, Env *e, const OpenTask *o, double *size)
+open_task_size(Batch *self, Side *e, const OpenTask *o, double *size)
 {
     if (o->letter != NULL) {
-        PyObject *pycell = PyLong_FromLong(o->cell);
-        if (pycell == NULL)
-            return -1;
-        PyObject *f = PyObject_CallMethodObjArgs(e->area, s_figures, pycell, o->letter, NULL);
-        Py_DECREF(pycell);
-        if (f == NULL)
-            return -1;
-        if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
-            return -1;
-        }
-        long s = PyLong_AsLong(PyTuple_GET_ITEM(f, 0));
-        Py_DECREF(f);
-        if (s == -1 && PyErr_Occurred())
+        long s = group_size(e->area, o->cell, o->letter);
+        if (s < 0)
             return -1;
         *size = s / 10.0;
         return 0;
     }
-    PyObject *letters = PyObject_GetAttr(o->spec, s_letters);
-    if (letters == NULL)
-        return -1;
-    PyObject *r = PyObject_CallFunction(self->task_size, "OiOOi", e->area, o->cell,
-                                        PyTuple_GET_ITEM(o->spec, 0), letters, o->value);
-    Py_DECREF(letters);
-    if (r == NULL)
-        return -1;
-    *size = PyFloat_AsDouble(r);
-    Py_DECREF(r);
-    return (*size == -1.0 && PyErr_Occurred()) ? -1 : 0;
+    Py_ssize_t count = PyUnicode_GET_LENGTH(o->letters);
+    if (count == 0) {
+        PyObject *pycell = PyLong_FromLong(o->cell);
+        if (pycell == NULL)
+            return -1;
+        PyObject *sur = PyObject_CallMethodOneArg(e->area, s_surroundings, pycell);
+        Py_DECREF(pycell);
+        if (sur == NULL)
+            return -1;
+        const char *around = PyUnicode_AsUTF8(sur);
+        if (around == NULL) {
+            Py_DECREF(sur);
+            return -1;
+        }
+        int near = 0;
+        for (const char *c = around; *c; c++)
+            near += *c != '.';
+        Py_DECREF(sur);
+        *size = near / 10.0;
+        return 0;
+    }
+    long below = -1, best = -1;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *letter = PyUnicode_Substring(o->letters, k, k + 1);
+        if (letter == NULL)
+            return -1;
+        long s = group_size(e->area, o->cell, letter);
+        Py_DECREF(letter);
+        if (s < 0)
+            return -1;
+        if (s > best)
+            best = s;
+        if (s <= o->value && s > below)
+            below = s;
+    }
+    *size = (below >= 0 ? below : best) / 10.0;
+    return 0;
 }
 
-/* Group figures and tasks of game i (fresh: the newest tile is inside the window). */
+/* Group figures and tasks of an area (fresh: the newest tile is inside the window). */
 static int
-refresh(Batch *self, int i, int fresh)
+refresh(Batch *self, Side *e, float *blk, int fresh)
 {
-    Env *e = &self->envs[i];
-    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
     int C = self->cells;
     const AccelAPIType *api = self->api;
     int direct = api != NULL && PyObject_TypeCheck(e->area, api->area_type);
@@ -756,6 +905,8 @@ refresh(Batch *self, int i, int fresh)
                 e->src[n + 1] = base + column + 1;
                 e->dst[n + 1] = self->group[g][2] * C + here;
                 e->val[n] = e->val[n + 1] = -1; /* no figure is -1: written below */
+                touch(e, self->group[g][1], here);
+                touch(e, self->group[g][2], here);
                 n += 2;
             }
         }
@@ -820,11 +971,20 @@ refresh(Batch *self, int i, int fresh)
                 PyErr_SetString(PyExc_KeyError, "unknown task type");
             goto error;
         }
+        PyObject *letters = PyObject_GetAttr(spec, s_letters);
+        if (letters == NULL || !PyUnicode_Check(letters)) {
+            Py_DECREF(spec);
+            Py_XDECREF(letters);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "a task's letters: a str expected");
+            goto error;
+        }
         if (e->nopen == e->capopen) {
             int cap = e->capopen ? 2 * e->capopen : 16;
             OpenTask *grown = PyMem_Realloc(e->open, (size_t)cap * sizeof(OpenTask));
             if (grown == NULL) {
                 Py_DECREF(spec);
+                Py_DECREF(letters);
                 PyErr_NoMemory();
                 goto error;
             }
@@ -834,6 +994,7 @@ refresh(Batch *self, int i, int fresh)
         OpenTask *o = &e->open[e->nopen++];
         o->task = Py_NewRef(task);
         o->spec = spec;
+        o->letters = letters;
         o->letter = Py_XNewRef(PyDict_GetItemWithError(self->letter_of, kind));
         o->cell = cell;
         o->type = (int)PyLong_AsLong(type);
@@ -841,8 +1002,12 @@ refresh(Batch *self, int i, int fresh)
         o->scores = PySet_Contains(self->scoring, kind) == 1;
         int index = (cell >= 0 && cell < SPAN * SPAN) ? self->lookup[cell] : -1;
         o->spot = index >= 0 ? self->spot[index] : -1;
-        if (o->spot >= 0)
+        if (o->spot >= 0) {
             blk[self->type_plane[o->type] * C + o->spot] = (float)(value / 10.0);
+            touch(e, self->type_plane[o->type], o->spot);
+            for (int q = 5; q <= 7; q++) /* completed, failed, size */
+                touch(e, self->planes[q], o->spot);
+        }
     }
     e->tasks_seen = (int)ntasks;
     Py_DECREF(tasks);
@@ -873,6 +1038,7 @@ refresh(Batch *self, int i, int fresh)
         Py_DECREF(o.task);
         Py_DECREF(o.spec);
         Py_XDECREF(o.letter);
+        Py_DECREF(o.letters);
     }
     e->nopen = kept;
     return 0;
@@ -887,7 +1053,7 @@ error:
 
 /* The score pad's total of game i (score_coop): tasks, flags, the longest track and river. */
 static long
-score_of(Batch *self, Env *e)
+score_of(Batch *self, Side *e)
 {
     int ok = 1;
     long total = e->completed + int_attr(e->area, s_longest_track, &ok);
@@ -923,7 +1089,32 @@ score_of(Batch *self, Env *e)
     return total;
 }
 
-/* deal(i, area, task_ids int32, specs list, task_fills float32, marker_slots int32, landscape_ids int32) */
+/* The Duel: game i's observation shows the images of the area of the player to act (its own)
+   and of the other's (as the images are: a placement the other player has not seen yet is
+   marked in its image only after this copy). */
+static void
+show(Batch *self, int i)
+{
+    Env *e = &self->envs[i];
+    /* Each plane of both images is 0 outside the places either was marked at, and so is what
+       this game's observation showed there before (since its deal): only those are copied. */
+    Py_ssize_t C = self->cells, A = self->area_count;
+    float *own = self->grid + (Py_ssize_t)i * self->stride + self->block, *opp = own + A * C;
+    const float *mine = side_block(self, i, e->acting), *theirs = side_block(self, i, 1 - e->acting);
+    const Side *a = &e->side[0], *b = &e->side[1];
+    for (Py_ssize_t k = 0; k < A; k++) {
+        int lo = a->lo[k] < b->lo[k] ? a->lo[k] : b->lo[k];
+        int hi = a->hi[k] > b->hi[k] ? a->hi[k] : b->hi[k];
+        if (hi < lo)
+            continue;
+        size_t bytes = (size_t)(hi - lo + 1) * sizeof(float);
+        memcpy(own + k * C + lo, mine + k * C + lo, bytes);
+        memcpy(opp + k * C + lo, theirs + k * C + lo, bytes);
+    }
+}
+
+/* deal(i, area, task_ids int32, specs list, task_fills float32, marker_slots int32, landscape_ids int32);
+   area: a tuple of both players' areas in the Duel */
 static PyObject *
 Batch_deal(Batch *self, PyObject *args)
 {
@@ -934,6 +1125,10 @@ Batch_deal(Batch *self, PyObject *args)
         return NULL;
     if (i < 0 || i >= self->n) {
         PyErr_SetString(PyExc_IndexError, "no such environment");
+        return NULL;
+    }
+    if (self->seats == 2 && (!PyTuple_Check(area) || PyTuple_GET_SIZE(area) != 2)) {
+        PyErr_SetString(PyExc_TypeError, "a Duel is dealt a tuple of two areas");
         return NULL;
     }
     Env *e = &self->envs[i];
@@ -980,29 +1175,47 @@ Batch_deal(Batch *self, PyObject *args)
     for (Py_ssize_t k = 0; k < nt; k++)
         e->specs[k] = Py_NewRef(PyList_GET_ITEM(specs, k));
     e->ntasks = (int)nt;
-    e->area = Py_NewRef(area);
+    for (int p = 0; p < self->seats; p++) {
+        Side *s = &e->side[p];
+        s->area = Py_NewRef(self->seats == 1 ? area : PyTuple_GET_ITEM(area, p));
+        s->count = 0;
+        s->tasks_seen = 0;
+        s->npairs = 0;
+        s->completed = 0;
+        s->score = 0;
+        float *blk = side_block(self, i, p);
+        memset(blk, 0, (size_t)self->area_count * self->cells * sizeof(float));
+        for (int k = 0; s->lo != NULL && k < self->area_count; k++) {
+            s->lo[k] = self->cells;
+            s->hi[k] = -1;
+        }
+        if (self->origin >= 0) {
+            blk[self->planes[1] * self->cells + self->origin] = 1.0f;
+            touch(s, self->planes[1], self->origin);
+        }
+        self->score[(Py_ssize_t)i * self->seats + p] = 0;
+    }
     e->turns = 0;
     e->over = 0;
     e->revealed = -1;
-    e->count = 0;
-    e->tasks_seen = 0;
-    e->npairs = 0;
-    e->completed = 0;
-    e->score = 0;
+    e->acting = 0;
+    e->waits[0] = e->waits[1] = 0;
     memcpy(e->unseen, self->unseen0, sizeof e->unseen);
     memcpy(e->markers, self->markers0, sizeof e->markers);
-    float *blk = self->grid + (Py_ssize_t)i * self->stride + self->block;
-    memset(blk, 0, (size_t)self->area_count * self->cells * sizeof(float));
-    if (self->origin >= 0)
-        blk[self->planes[1] * self->cells + self->origin] = 1.0f;
     float *written = self->written + (Py_ssize_t)i * self->table;
     for (int s = 0; s < self->table; s++)
         written[s] = Py_NAN;
     if (reveal(self, i) < 0)
         return NULL;
+    if (self->seats == 2) { /* the observation's area blocks cleared of the game before, then shown */
+        memset(self->grid + (Py_ssize_t)i * self->stride + self->block, 0,
+               (size_t)2 * self->area_count * self->cells * sizeof(float));
+        show(self, i);
+    }
     write_table(self, i);
-    self->score[i] = 0;
     self->turn[i] = e->turns;
+    if (self->to_play != NULL)
+        self->to_play[i] = e->over ? -1 : e->acting;
     Py_RETURN_NONE;
 }
 
@@ -1025,11 +1238,12 @@ Batch_step(Batch *self, PyObject *arg)
         self->illegal[i] = 0;
         if (self->autoreset[i]) {
             self->autoreset[i] = 0;
-            self->rewards[i] = 0.0;
+            for (int p = 0; p < self->seats; p++)
+                self->rewards[(Py_ssize_t)i * self->seats + p] = 0.0;
             self->terminated[i] = self->truncated[i] = 0;
             continue;
         }
-        if (e->area == NULL || e->over) {
+        if (e->side[0].area == NULL || e->over) {
             write_pending(self);
             PyBuffer_Release(&b);
             PyErr_SetString(PyExc_RuntimeError, "call reset() first");
@@ -1045,7 +1259,8 @@ Batch_step(Batch *self, PyObject *arg)
                 return NULL;
             }
             self->illegal[i] = 1;
-            self->rewards[i] = 0.0;
+            for (int p = 0; p < self->seats; p++)
+                self->rewards[(Py_ssize_t)i * self->seats + p] = 0.0;
             self->terminated[i] = 1;
             self->truncated[i] = 0;
             self->autoreset[i] = 1;
@@ -1054,11 +1269,13 @@ Batch_step(Batch *self, PyObject *arg)
         int tile = e->revealed;
         int cell = self->wcells[a / 6];
         int rot = self->classes[6 * tile + a % 6];
+        int p = e->acting;
+        Side *side = &e->side[p];
         PyObject *spec = e->spec_pos >= 0 ? e->specs[e->spec_pos] : Py_None;
         PyObject *pycell = PyLong_FromLong(cell), *pyrot = PyLong_FromLong(rot);
         PyObject *r = NULL;
         if (pycell && pyrot) {
-            PyObject *call[6] = {e->area, PyTuple_GET_ITEM(self->faces, tile), pycell, pyrot,
+            PyObject *call[6] = {side->area, PyTuple_GET_ITEM(self->faces, tile), pycell, pyrot,
                                  PyTuple_GET_ITEM(self->flags, tile), spec};
             r = PyObject_VectorcallMethod(s_push, call, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw_push);
         }
@@ -1067,24 +1284,59 @@ Batch_step(Batch *self, PyObject *arg)
         if (r == NULL)
             goto error;
         Py_DECREF(r);
-        int fresh = mark_tile(self, i, cell, tile, rot);
-        if (fresh < 0 || refresh(self, i, fresh) < 0)
+        int inside = 0, shown = 0;
+        if (self->seats == 2) {
+            e->waits[p] = 0;
+            if (e->waits[1 - p]) { /* the other places the same tile next, not seeing this one */
+                e->acting = 1 - p;
+                if (legal(self, i, &e->side[1 - p], PyTuple_GET_ITEM(self->faces, tile), spec, &inside) < 0)
+                    goto error;
+                show(self, i);
+                shown = 1;
+            }
+        }
+        float *blk = side_block(self, i, p);
+        int fresh = mark_tile(self, side, blk, cell, tile, rot);
+        if (fresh < 0 || refresh(self, side, blk, fresh) < 0)
             goto error;
-        long score = score_of(self, e);
+        long score = score_of(self, side);
         if (score < 0)
             goto error;
-        int inside = reveal(self, i);
-        if (inside < 0)
-            goto error;
+        if (!shown) {
+            inside = reveal(self, i);
+            if (inside < 0)
+                goto error;
+            if (self->seats == 2)
+                show(self, i);
+        }
         write_pending(self);
         plan_table(self, i);
-        self->rewards[i] = (double)(score - e->score);
-        e->score = score;
-        self->score[i] = score;
+        long gain = score - side->score;
+        side->score = score;
         self->turn[i] = e->turns;
         self->terminated[i] = (unsigned char)e->over;
         self->truncated[i] = (unsigned char)(!e->over && inside == 0);
         self->autoreset[i] = self->terminated[i] | self->truncated[i];
+        if (self->seats == 1) {
+            self->rewards[i] = (double)gain;
+            self->score[i] = score;
+            continue;
+        }
+        self->score[2 * i + p] = score;
+        self->to_play[i] = self->autoreset[i] ? -1 : e->acting;
+        double *reward = self->rewards + 2 * i;
+        reward[p] = reward[1 - p] = 0.0;
+        if (self->reward_kind == 0)
+            reward[p] = (double)gain;
+        else if (self->reward_kind == 1) {
+            reward[p] = (double)gain;
+            reward[1 - p] = (double)-gain;
+        }
+        else if (e->over && e->side[0].score != e->side[1].score) {
+            int winner = e->side[0].score > e->side[1].score ? 0 : 1;
+            reward[winner] = 1.0;
+            reward[1 - winner] = -1.0;
+        }
     }
     write_pending(self);
     PyBuffer_Release(&b);

@@ -17,8 +17,8 @@ is the longest of the workers' loops.  A short warm-up (a few calls) comes befor
 
 ``--mode duel`` or ``--mode head-to-head`` times the two-seat batch instead,
 :class:`~dorf.rl.vector.SelfPlayVectorEnv` (one layout, the full planes; random legal actions for
-the seat to act), then one PettingZoo environment of that game (:mod:`dorf.rl.aec`) stepped
-alone the same way.
+the seat to act; the Duel's compiled loop where it is built, Head to Head's Python loop), then
+one PettingZoo environment of that game (:mod:`dorf.rl.aec`) stepped alone the same way.
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ def _time_vector(
 ) -> tuple[int, float, float]:
     """Steps, wall seconds and CPU seconds of ``envs`` batched games making about ``steps`` steps."""
     env: CoopVectorEnv | SelfPlayVectorEnv
-    env = CoopVectorEnv(envs, layout=layout, loop=loop) if mode == "coop" else SelfPlayVectorEnv(mode, envs)
+    if mode == "coop":
+        env = CoopVectorEnv(envs, layout=layout, loop=loop)
+    else:
+        env = SelfPlayVectorEnv(mode, envs, loop=loop)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     for _ in range(WARM_UP):
@@ -195,8 +198,10 @@ def run_vector_bench(
         "measure": "vector",
         "mode": mode,
         "backend": backend(),
-        # the loop the Board Game's batch chose; the two-seat batch is a Python loop
-        "loop": CoopVectorEnv(1, loop=loop).loop if mode == "coop" else "python",
+        # the loop the batch chose (Head to Head's is a Python loop)
+        "loop": CoopVectorEnv(1, radius=2, loop=loop).loop
+        if mode == "coop"
+        else SelfPlayVectorEnv(mode, 1, radius=4, loop=loop).loop,
         "cpus": os.cpu_count(),
         "seed": seed,
         "rows": rows,

@@ -241,6 +241,11 @@ class Encoder:
         return out
 
     @property
+    def area_planes(self) -> int:
+        """How many planes one play area has (its block begins at its ``tile`` plane)."""
+        return self._area_planes
+
+    @property
     def table_start(self) -> int:
         """The first of the planes that hold one value each over the whole grid; the cooperative
         game's planes from here on are :meth:`coop_table`'s values."""

@@ -35,8 +35,9 @@ returns are those same arrays, overwritten by the next call (copy what you keep,
   games through :class:`~dorf.games.coop.CoopState` and the :class:`~dorf.rl.planes.Encoder`,
   one after the other.
 
-:class:`SelfPlayVectorEnv` batches the Duel and Head to Head in self-play, as a Python loop
-over the PettingZoo environments' games.
+:class:`SelfPlayVectorEnv` batches the Duel and Head to Head in self-play: the Duel's games in
+one C call a step (the same ``dorf.rl._vector``), Head to Head's as a Python loop over the
+PettingZoo environments' games.
 
 >>> env = CoopVectorEnv(3, radius=4)
 >>> obs, infos = env.reset(seed=0)
@@ -65,15 +66,15 @@ from gymnasium.vector.utils import batch_space
 
 from dorf.games.coop import CoopGame, CoopState
 from dorf.games.seat import Revealed, shuffle_stacks
-from dorf.rl.planes import GROUP_LETTERS, TASK_TYPES, Encoder, Planes, _Marks, _task_size
+from dorf.rl.planes import GROUP_LETTERS, TASK_TYPES, Encoder, Planes, _Marks
 from dorf.rl.window import DEFAULT_RADIUS, Window, rotation_classes
 from dorf.rules.area import FIGURES_PER_TILE, PlayArea
 from dorf.rules.hexgrid import ORIGIN
+from dorf.rules.scoring import DUEL_TASK_TYPES, score_coop
 from dorf.rules.scoring import TASK_TYPES as SCORED_TASK_TYPES
-from dorf.rules.scoring import score_coop
-from dorf.rules.tasks import COMPLETED, FAILED, OPEN, TaskSpec
+from dorf.rules.tasks import COMPLETED, DOUBLE, FAILED, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_INDEX, LETTERS, TASK_LETTER
-from dorf.rules.tiles import load_tileset
+from dorf.rules.tiles import TileSet, load_tileset
 
 _compiled: ModuleType | None
 try:
@@ -97,6 +98,144 @@ def seeds_for(seed: int | Sequence[int | None] | None, n: int) -> list[int | Non
     if len(seeds) != n:
         raise ValueError(f"{len(seeds)} seeds for {n} environments")
     return seeds
+
+
+def _compiled_batch(
+    encoder: Encoder,
+    prefix: str,
+    arrays: tuple[npt.NDArray[Any], ...],
+    *,
+    full: bool,
+    illegal_raise: bool,
+    duel: tuple[int, int, npt.NDArray[np.int64]] | None = None,
+) -> Any:
+    """A compiled batch (:class:`dorf.rl._vector.Batch`) of ``encoder``'s mode writing into
+    ``arrays``: the area planes are those of ``prefix`` (``""``, or ``"own:"`` in the Duel, whose
+    other area's block follows), the constant planes from ``encoder.table_start``."""
+    assert _compiled is not None
+    window, tileset = encoder.window, encoder.tileset
+    at = encoder.offset
+    first = at[f"{prefix}tile"]
+    cells = window.side**2
+    spots = (window.rows * window.side + window.cols).astype(np.int32)
+    origin = int(spots[window.index[ORIGIN]]) if ORIGIN in window else -1
+    names = ("tile", "frontier", "edge:0:F", "open:0", "flag:F", "task:completed", "task:failed", "task:size")
+    area_planes = [at[f"{prefix}{name}"] - first for name in names]
+    type_planes = [at[f"{prefix}task:{kind}"] - first for kind in TASK_TYPES]
+    groups = []
+    for letter in GROUP_LETTERS:
+        groups += [
+            1 + 2 * AREA_INDEX[letter],
+            at[f"{prefix}group:{letter}"] - first,
+            at[f"{prefix}group-open:{letter}"] - first,
+        ]
+    start = encoder.table_start
+    slot = {name: i - start for i, name in enumerate(encoder.names) if i >= start}
+    tiles = tileset.tiles
+    unseen0 = [sum(letter in tile.face for tile in tiles) for letter in LETTERS]
+    markers0 = [len(_marker_pile(tileset, kind, duel is not None)) for kind in TASK_TYPES]
+    land_values = np.array(
+        [encoder.tile_table(Revealed(i, tile, None)) for i, tile in enumerate(tiles)], dtype=np.float32
+    )
+    letter_masks = np.array(
+        [sum(1 << k for k, letter in enumerate(LETTERS) if letter in tile.face) for tile in tiles],
+        dtype=np.int32,
+    )
+    classes = bytes(c for tile in tiles for c in rotation_classes(tile.face))
+    return _compiled.Batch(
+        len(arrays[0]),
+        start if full else -1,
+        illegal_raise,
+        arrays,
+        (
+            cells,
+            window.actions,
+            window.lookup.astype(np.int32),
+            np.array(window.cells, dtype=np.int32),
+            spots,
+        ),
+        (
+            len(tiles),
+            tuple(t.face for t in tiles),
+            tuple(t.flag for t in tiles),
+            classes,
+            letter_masks,
+            land_values,
+        ),
+        (arrays[0].shape[1], encoder.area_planes, origin, area_planes, type_planes, groups, FIGURES_PER_TILE),
+        (
+            encoder.shape[0] - start,
+            slot["left:landscapes"],
+            slot["left:tasks"],
+            slot["turn"],
+            slot[f"markers:{TASK_TYPES[0]}"],
+            slot[f"unseen:{LETTERS[0]}"],
+            unseen0,
+            markers0,
+        ),
+        (
+            OPEN,
+            COMPLETED,
+            FAILED,
+            {kind: i for i, kind in enumerate(TASK_TYPES)},
+            set(DUEL_TASK_TYPES if duel is not None else SCORED_TASK_TYPES),
+            dict(TASK_LETTER),
+        ),
+        getattr(sys.modules.get("dorf.rules._accel"), "_api", None),  # only if already imported
+        duel,
+    )
+
+
+def _marker_pile(tileset: TileSet, kind: str, doubles: bool) -> tuple[Any, ...]:
+    """The markers of ``kind`` a game begins with (in the Duel, a Double task draws one of the
+    set's pairs of territories)."""
+    if doubles and kind == DOUBLE:
+        return tuple(tileset.doubles)
+    return tuple(tileset.markers.get(kind, ()))
+
+
+def _deal_arguments(
+    encoder: Encoder,
+    tileset: TileSet,
+    game_seed: int,
+    known: dict[tuple[int, TaskSpec], npt.NDArray[np.float32]],
+    doubles: bool,
+) -> tuple[Any, ...]:
+    """A game's deal as the engine deals it (the same shuffle, and each task tile the marker it
+    will draw: they are drawn in the order of the stack) for ``Batch.deal``, after the area:
+    ``known`` keeps the table values of each (tile, task) met."""
+    tiles = tileset.tiles
+    stacks = shuffle_stacks(tileset, game_seed)
+    piles = stacks.markers
+    specs: list[TaskSpec] = [TaskSpec("", 0)] * len(stacks.tasks)
+    for pos in range(len(stacks.tasks) - 1, -1, -1):  # the top of the stack is drawn first
+        kind = tiles[stacks.tasks[pos]].task
+        assert kind is not None
+        if doubles and kind == DOUBLE:
+            specs[pos] = TaskSpec(DOUBLE, 6, stacks.doubles.pop())
+        else:
+            specs[pos] = TaskSpec(kind, piles[kind].pop())
+    values = []
+    for tile_id, spec in zip(stacks.tasks, specs, strict=True):
+        row = known.get((tile_id, spec))
+        if row is None:
+            row = known[(tile_id, spec)] = np.array(
+                encoder.tile_table(Revealed(tile_id, tiles[tile_id], spec)), dtype=np.float32
+            )
+        values.append(row)
+    slots = [
+        TASK_TYPES.index(spec.type)
+        if spec.type in tileset.markers or (doubles and spec.type == DOUBLE)
+        else -1
+        for spec in specs
+    ]
+    return (
+        np.array(stacks.tasks, dtype=np.int32),
+        specs,
+        np.array(values, dtype=np.float32).reshape(len(specs), -1),
+        np.array(slots, dtype=np.int32),
+        np.array(stacks.landscapes, dtype=np.int32),
+    )
 
 
 class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
@@ -189,48 +328,6 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
 
     def _make_batch(self) -> Any:
         """The compiled loop's games, writing into this environment's arrays."""
-        assert _compiled is not None
-        encoder, window, tileset = self.encoder, self.window, self.tileset
-        at = encoder.offset
-        first = at["tile"]
-        cells = window.side**2
-        spots = (window.rows * window.side + window.cols).astype(np.int32)
-        origin = int(spots[window.index[ORIGIN]]) if ORIGIN in window else -1
-        area_planes = [
-            at[name] - first
-            for name in (
-                "tile",
-                "frontier",
-                "edge:0:F",
-                "open:0",
-                "flag:F",
-                "task:completed",
-                "task:failed",
-                "task:size",
-            )
-        ]
-        type_planes = [at[f"task:{kind}"] - first for kind in TASK_TYPES]
-        groups = []
-        for letter in GROUP_LETTERS:
-            groups += [
-                1 + 2 * AREA_INDEX[letter],
-                at[f"group:{letter}"] - first,
-                at[f"group-open:{letter}"] - first,
-            ]
-        start = self._start
-        slot = {name: i - start for i, name in enumerate(encoder.names) if i >= start}
-        tiles = tileset.tiles
-        n = len(tiles)
-        unseen0 = [sum(letter in tile.face for tile in tiles) for letter in LETTERS]
-        markers0 = [len(tileset.markers.get(kind, ())) for kind in TASK_TYPES]
-        land_values = np.array(
-            [encoder.tile_table(Revealed(i, tile, None)) for i, tile in enumerate(tiles)], dtype=np.float32
-        )
-        letter_masks = np.array(
-            [sum(1 << k for k, letter in enumerate(LETTERS) if letter in tile.face) for tile in tiles],
-            dtype=np.int32,
-        )
-        classes = bytes(c for tile in tiles for c in rotation_classes(tile.face))
         arrays = (
             self._grid,
             self._table,
@@ -245,47 +342,8 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
             self._turn,
             self._outside,
         )
-        return _compiled.Batch(
-            self.num_envs,
-            start if self.layout == "full" else -1,
-            self.illegal_action == "raise",
-            arrays,
-            (
-                cells,
-                window.actions,
-                window.lookup.astype(np.int32),
-                np.array(window.cells, dtype=np.int32),
-                spots,
-            ),
-            (
-                n,
-                tuple(t.face for t in tiles),
-                tuple(t.flag for t in tiles),
-                classes,
-                letter_masks,
-                land_values,
-            ),
-            (self._grid.shape[1], start - 1, origin, area_planes, type_planes, groups, FIGURES_PER_TILE),
-            (
-                encoder.shape[0] - start,
-                slot["left:landscapes"],
-                slot["left:tasks"],
-                slot["turn"],
-                slot[f"markers:{TASK_TYPES[0]}"],
-                slot[f"unseen:{LETTERS[0]}"],
-                unseen0,
-                markers0,
-            ),
-            (
-                OPEN,
-                COMPLETED,
-                FAILED,
-                {kind: i for i, kind in enumerate(TASK_TYPES)},
-                set(SCORED_TASK_TYPES),
-                dict(TASK_LETTER),
-                _task_size,
-            ),
-            getattr(sys.modules.get("dorf.rules._accel"), "_api", None),  # only if already imported
+        return _compiled_batch(
+            self.encoder, "", arrays, full=self.layout == "full", illegal_raise=self.illegal_action == "raise"
         )
 
     # --- Gymnasium's vector API -------------------------------------------------------
@@ -434,38 +492,11 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
         self._update(i, state)
 
     def _deal_compiled(self, i: int, game_seed: int) -> None:
-        """Deal game ``i`` as :class:`CoopGame` deals it (the same shuffle, and each task tile the
-        marker it will draw: they are drawn in the order of the stack) and hand it to the C loop."""
-        tileset = self.tileset
-        tiles = tileset.tiles
-        stacks = shuffle_stacks(tileset, game_seed)
-        piles = stacks.markers
-        specs: list[TaskSpec] = [TaskSpec("", 0)] * len(stacks.tasks)
-        for pos in range(len(stacks.tasks) - 1, -1, -1):  # the top of the stack is drawn first
-            kind = tiles[stacks.tasks[pos]].task
-            assert kind is not None
-            specs[pos] = TaskSpec(kind, piles[kind].pop())
-        known = self._tile_values
-        values = []
-        for tile_id, spec in zip(stacks.tasks, specs, strict=True):
-            row = known.get((tile_id, spec))
-            if row is None:
-                row = known[(tile_id, spec)] = np.array(
-                    self.encoder.tile_table(Revealed(tile_id, tiles[tile_id], spec)), dtype=np.float32
-                )
-            values.append(row)
-        slots = [TASK_TYPES.index(spec.type) if spec.type in tileset.markers else -1 for spec in specs]
+        """Deal game ``i`` as :class:`CoopGame` deals it and hand it to the C loop."""
         self._game_seed[i] = game_seed
         assert self._batch is not None
-        self._batch.deal(
-            i,
-            PlayArea(),
-            np.array(stacks.tasks, dtype=np.int32),
-            specs,
-            np.array(values, dtype=np.float32).reshape(len(specs), -1),
-            np.array(slots, dtype=np.int32),
-            np.array(stacks.landscapes, dtype=np.int32),
-        )
+        deal = _deal_arguments(self.encoder, self.tileset, game_seed, self._tile_values, doubles=False)
+        self._batch.deal(i, PlayArea(), *deal)
 
     def _update(self, i: int, state: CoopState) -> int:
         """Environment ``i``'s mask, area planes and table values after a deal or a placement;
@@ -564,11 +595,17 @@ class SelfPlayVectorEnv:
     seat's next observation, mask and ``to_play``, the rewards of both seats (``(N, 2)``, the
     AEC environments' ``reward=`` kinds), ``terminated`` and ``truncated``.  Seeding and the
     next-step autoreset are :class:`CoopVectorEnv`'s; an action outside the mask raises
-    ``ValueError`` (as the AEC environments do).  The arrays are allocated once and overwritten
-    by every step.
+    ``ValueError`` before any game moves.  The arrays are allocated once and overwritten by
+    every step.
 
-    It is a Python loop over :class:`dorf.rl.aec.DuelEnv` / :class:`~dorf.rl.aec.HeadToHeadEnv`
-    games (the compiled loop plays the solo Board Game only), so its trajectories are theirs.
+    ``loop="compiled"`` (the Duel's default where ``dorf.rl._vector`` is built) steps every
+    game in one C call: both play areas through their own methods, the Duel's reveal rule for
+    the two areas, a tile set aside where it fits nowhere, the score pads, the mask and the
+    planes; each area's planes are kept in the batch and copied into the observation, the
+    seat's own area first, the other's as that seat may see it (a placement of the turn it has
+    not made yet is left out).  ``loop="python"`` (Head to Head's only loop) plays the games
+    through :class:`dorf.rl.aec.DuelEnv` / :class:`~dorf.rl.aec.HeadToHeadEnv`, one after the
+    other.  Both give those environments' trajectories.
 
     >>> env = SelfPlayVectorEnv("duel", 2, radius=4)
     >>> obs, infos = env.reset(seed=0)
@@ -579,18 +616,39 @@ class SelfPlayVectorEnv:
     ((2, 2), [1, 1])
     """
 
-    def __init__(self, mode: str, num_envs: int, radius: int = DEFAULT_RADIUS, reward: str = "score") -> None:
-        from dorf.rl.aec import AGENTS, DuelEnv, HeadToHeadEnv
+    def __init__(
+        self,
+        mode: str,
+        num_envs: int,
+        radius: int = DEFAULT_RADIUS,
+        reward: str = "score",
+        loop: str | None = None,
+    ) -> None:
+        from dorf.rl.aec import AGENTS, REWARDS, DuelEnv, HeadToHeadEnv
 
         kinds = {"duel": DuelEnv, "head-to-head": HeadToHeadEnv}
         if mode not in kinds:
             raise ValueError(f"mode must be one of {tuple(kinds)}, not {mode!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be 1 or more, not {num_envs}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
+        compiled = mode == "duel" and _compiled is not None
+        if loop is None:
+            loop = "compiled" if compiled else "python"
+        if loop not in LOOPS:
+            raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
+        if loop == "compiled" and not compiled:
+            why = "is not built here" if _compiled is None else f"plays the Duel only, not {mode}"
+            raise ValueError(f"the compiled loop (dorf.rl._vector) {why}: use loop='python'")
         self.mode = mode
+        self.loop = loop
         self.num_envs = num_envs
         self.agents = AGENTS
-        self.envs = [kinds[mode](radius=radius, reward=reward) for _ in range(num_envs)]
+        # The Python loop's games; the compiled loop keeps one for its spaces and encoder.
+        self.envs = [
+            kinds[mode](radius=radius, reward=reward) for _ in range(num_envs if loop == "python" else 1)
+        ]
         first = self.envs[0]
         self.single_observation_space: spaces.Space[Any] = first.observation_spaces[AGENTS[0]]["observation"]
         self.single_action_space = spaces.Discrete(first.action_spaces[AGENTS[0]].n)
@@ -605,15 +663,45 @@ class SelfPlayVectorEnv:
         self._game_seed = np.zeros(num_envs, dtype=np.int64)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         self._started = False
+        self._batch: Any = None
+        if loop == "compiled":
+            encoder = first.encoder
+            self._obs[:, 0] = encoder.window.inside
+            start = encoder.table_start
+            self._table = np.zeros((num_envs, encoder.shape[0] - start), dtype=np.float32)
+            self._written = np.full_like(self._table, np.nan)
+            arrays = (
+                self._obs,
+                self._table,
+                self._written,
+                self._masks,
+                self._rewards,
+                self._terminated,
+                self._truncated,
+                np.zeros(num_envs, dtype=np.bool_),  # illegal actions: refused before the step
+                self._autoreset,
+                self._scores,
+                np.zeros(num_envs, dtype=np.int64),  # turns
+                np.zeros(num_envs, dtype=np.int64),  # moves outside the window
+            )
+            slot = encoder.offset["opp:to-move"] - start
+            duel = (REWARDS.index(reward), slot, self._to_play)
+            self._batch = _compiled_batch(encoder, "own:", arrays, full=True, illegal_raise=True, duel=duel)
+            self._rngs: list[np.random.Generator | None] = [None] * num_envs
+            self._tile_values: dict[tuple[int, TaskSpec], npt.NDArray[np.float32]] = {}
+            self._tileset = first.tileset
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Planes, dict[str, Any]]:
         n = self.num_envs
         seeds = seeds_for(seed, n)
-        for i, env in enumerate(self.envs):
-            env.reset(seed=seeds[i])
-            self._read(i)
+        for i in range(n):
+            if self._batch is not None:
+                self._deal(i, seeds[i])
+            else:
+                self.envs[i].reset(seed=seeds[i])
+                self._read(i)
         self._rewards[:] = 0.0
         self._terminated[:] = self._truncated[:] = self._autoreset[:] = False
         self._started = True
@@ -622,20 +710,51 @@ class SelfPlayVectorEnv:
     def step(self, actions: Any) -> tuple[Planes, Any, Any, Any, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() first")
-        chosen = np.asarray(actions, dtype=np.int64).reshape(self.num_envs).tolist()
+        chosen = np.ascontiguousarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._check_legal(chosen)
+        if self._batch is not None:
+            for i in np.flatnonzero(self._autoreset).tolist():
+                self._deal(i, None)  # the step below leaves it as dealt (and clears the flag)
+            self._batch.step(chosen)
+            return self._obs, self._rewards, self._terminated, self._truncated, self._infos()
         for i, env in enumerate(self.envs):
             if self._autoreset[i]:
                 env.reset()
                 self._rewards[i] = 0.0
                 self._terminated[i] = self._truncated[i] = self._autoreset[i] = False
             else:
-                env.step(chosen[i])
+                env.step(int(chosen[i]))
                 self._rewards[i] = [env.rewards[a] for a in self.agents]
                 self._terminated[i] = env.terminations[self.agents[0]]
                 self._truncated[i] = env.truncations[self.agents[0]]
                 self._autoreset[i] = self._terminated[i] or self._truncated[i]
             self._read(i)
         return self._obs, self._rewards, self._terminated, self._truncated, self._infos()
+
+    def _check_legal(self, chosen: npt.NDArray[np.int64]) -> None:
+        """Refuse the step, before any game moves, if an action of a game that plays is not legal."""
+        actions = self._masks.shape[1]
+        inside = (chosen >= 0) & (chosen < actions)
+        legal = self._masks[np.arange(self.num_envs), np.where(inside, chosen, 0)].astype(bool) & inside
+        bad = np.flatnonzero(~legal & ~self._autoreset)
+        if len(bad):
+            i = int(bad[0])
+            agent = self.agents[max(int(self._to_play[i]), 0)]
+            raise ValueError(
+                f"action {chosen[i]} is not legal for {agent} now in environment {i} (see its action_mask)"
+            )
+
+    def _deal(self, i: int, seed: int | None) -> None:
+        """The compiled loop: game ``i``'s next Duel, seeded as :meth:`DuelEnv.reset` seeds it."""
+        rng = self._rngs[i]
+        if seed is not None or rng is None:
+            rng, _ = seeding.np_random(seed)
+            self._rngs[i] = rng
+        game_seed = int(rng.integers(2**31))
+        self._game_seed[i] = game_seed
+        encoder = self.envs[0].encoder
+        deal = _deal_arguments(encoder, self._tileset, game_seed, self._tile_values, doubles=True)
+        self._batch.deal(i, (PlayArea(), PlayArea()), *deal)
 
     def _read(self, i: int) -> None:
         env = self.envs[i]
@@ -656,12 +775,17 @@ class SelfPlayVectorEnv:
         }
 
     def sample_actions(self, rng: np.random.Generator) -> npt.NDArray[np.int64]:
-        """One legal action per game for the seat to act, uniformly (0 where none is legal)."""
+        """One legal action per game for the seat to act, uniformly (0 where none is legal), drawn
+        with one uniform number per game."""
         out = np.zeros(self.num_envs, dtype=np.int64)
+        uniforms = rng.random(self.num_envs)
+        if _compiled is not None:
+            _compiled.sample(self._masks, uniforms, out)
+            return out
         for i in range(self.num_envs):
             legal = np.flatnonzero(self._masks[i])
             if len(legal):
-                out[i] = legal[rng.integers(len(legal))]
+                out[i] = legal[min(int(uniforms[i] * len(legal)), len(legal) - 1)]
         return out
 
     def close(self) -> None:
