@@ -184,11 +184,9 @@ def _compare_self_play(
     return ended[0], ended[1]
 
 
-SELF_PLAY_LOOPS = [("duel", loop) for loop in LOOPS] + [("head-to-head", "python")]
-
-
 @pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
-@pytest.mark.parametrize(("mode", "loop"), SELF_PLAY_LOOPS)
+@pytest.mark.parametrize("mode", ["duel", "head-to-head"])
+@pytest.mark.parametrize("loop", LOOPS)
 def test_self_play_batches_follow_the_aec_environments(engine_backend: str, mode: str, loop: str) -> None:
     # the draft is 59 picks; a window of radius 4 cuts games short (truncated) now and then
     _compare_self_play(mode, loop, radius=4, steps=70 if mode == "head-to-head" else 90)
@@ -196,19 +194,24 @@ def test_self_play_batches_follow_the_aec_environments(engine_backend: str, mode
 
 @pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
 @pytest.mark.parametrize("reward", ["score", "margin", "win"])
+@pytest.mark.parametrize("mode", ["duel", "head-to-head"])
 @pytest.mark.parametrize("loop", LOOPS)
-def test_the_duel_batch_plays_whole_games_as_the_aec_environment(
-    engine_backend: str, reward: str, loop: str
+def test_self_play_batches_play_whole_games_as_the_aec_environments(
+    engine_backend: str, reward: str, mode: str, loop: str
 ) -> None:
-    """The default window: games end by the rules (the last landscape tile placed), are dealt
-    again, and every reward kind is the AEC environment's, on both loops and backends."""
-    terminated, _ = _compare_self_play("duel", loop, radius=10, steps=240, reward=reward)
+    """The default window: games end by the rules (the last landscape tiles placed; in Head to
+    Head the draft first, then both players' stacks, one placement unseen by the other until
+    they have placed too), are dealt again, and every reward kind (the win with Head to Head's
+    tie-breakers) is the AEC environment's, on both loops and backends."""
+    steps = 240 if mode == "duel" else 300
+    terminated, _ = _compare_self_play(mode, loop, radius=10, steps=steps, reward=reward)
     assert terminated >= 2
 
 
-def test_a_self_play_step_with_an_illegal_action_moves_no_game() -> None:
+@pytest.mark.parametrize("mode", ["duel", "head-to-head"])
+def test_a_self_play_step_with_an_illegal_action_moves_no_game(mode: str) -> None:
     for loop in LOOPS:
-        env = SelfPlayVectorEnv("duel", 2, radius=4, loop=loop)
+        env = SelfPlayVectorEnv(mode, 2, radius=4, loop=loop)
         with pytest.raises(RuntimeError, match="reset"):
             env.step([0, 0])
         obs, infos = env.reset(seed=2)
@@ -222,15 +225,17 @@ def test_a_self_play_step_with_an_illegal_action_moves_no_game() -> None:
         assert infos["to_play"].tolist() == [1, 1]
 
 
-def test_the_compiled_self_play_loop_plays_the_duel_only() -> None:
+def test_the_self_play_batches_choose_the_compiled_loop_where_it_is_built() -> None:
+    expected = "python" if vector._compiled is None else "compiled"
+    for mode in ("duel", "head-to-head"):
+        assert SelfPlayVectorEnv(mode, 1, radius=4).loop == expected
     if vector._compiled is None:
-        pytest.skip("dorf.rl._vector is not built here")
-    assert SelfPlayVectorEnv("duel", 1, radius=4).loop == "compiled"
-    assert SelfPlayVectorEnv("head-to-head", 1, radius=4).loop == "python"
-    with pytest.raises(ValueError, match="plays the Duel only"):
-        SelfPlayVectorEnv("head-to-head", 1, radius=4, loop="compiled")
+        with pytest.raises(ValueError, match="not built here"):
+            SelfPlayVectorEnv("duel", 1, radius=4, loop="compiled")
     with pytest.raises(ValueError, match="reward must be one of"):
         SelfPlayVectorEnv("duel", 1, reward="points")
+    with pytest.raises(ValueError, match="loop must be one of"):
+        SelfPlayVectorEnv("duel", 1, loop="fast")
 
 
 def test_the_compiled_loop_is_built_where_it_must_be() -> None:

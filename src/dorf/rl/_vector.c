@@ -56,7 +56,7 @@ typedef struct {
 } AccelAPIType;
 
 static PyObject *s_push, *s_legal_moves, *s_surroundings, *s_tile_figures, *s_tasks,
-    *s_flag_figures, *s_active_count, *s_longest_river, *s_longest_track, *s_cell, *s_spec, *s_status,
+    *s_flag_figures, *s_active_count, *s_mountains, *s_lakes, *s_longest_river, *s_longest_track, *s_cell, *s_spec, *s_status,
     *s_letters, *s_figures, *kw_push;
 
 typedef struct {
@@ -79,23 +79,41 @@ typedef struct {
     int nopen, capopen;
     long completed;
     long score;
-    int *lo, *hi; /* the Duel: per plane, the first and last place its marks were written at */
+    int *lo, *hi; /* the two-player games: per plane, the first and last place its marks were
+                     written at */
+    int *xcells, nx; /* Head to Head: the cells of its tiles with multicoloured flag edges */
 } Side;
 
+/* A seat's stacks and turns: the game's one in the Board Game and the Duel (both areas receive
+   its tiles), each player's own in Head to Head. */
 typedef struct {
     int *tasks;        /* tile ids, top last */
     PyObject **specs;  /* strong, per task position */
     float *task_fill;  /* per task position, the table values of that tile and task */
     int *marker_slot;  /* per task position, the marker kind it draws, or -1 */
-    int ntasks;
+    int ntasks;        /* (Head to Head's draft: the task tiles taken so far) */
     int *lands;
-    int nlands;
+    int nlands;        /* (the draft: the landscape tiles taken, the two flag tiles counted) */
     int turns, revealed, over, spec_pos;
+    int placed;        /* Head to Head: the tiles placed from it */
     int unseen[LETTER_COUNT];
+} Flow;
+
+typedef struct {
+    Flow flow[2];      /* the second in Head to Head only */
+    int over;
     int markers[MARKER_KINDS];
     Side side[2];      /* the Board Game uses the first only */
     int waits[2];      /* the Duel: whether each player is still to place the revealed tile */
-    int acting;        /* the Duel: the player to place now (the last to have placed once over) */
+    int acting;        /* the player to act now (the last to have acted once over) */
+    /* Head to Head */
+    int phase;             /* 0 the draft, 1 laying */
+    unsigned char *pool;   /* per tile id, whether it lies open in the draft */
+    int npool;
+    int *owned[2], nowned[2]; /* the tiles each player took, in order */
+    /* per player, their stacks' counts and unseen tiles as the other may know them while
+       their latest placement is unseen (taken just before it) */
+    int held_tasks[2], held_lands[2], held_unseen[2][LETTER_COUNT];
 } Env;
 
 typedef struct {
@@ -127,10 +145,22 @@ typedef struct {
     Py_ssize_t found_cap;
     int *pending; /* the table slots of game pending_env to write (plan_table), npending of them */
     int npending, pending_env;
-    /* The Duel (seats 2): both players' areas, each seat seeing its own first */
+    /* The two-player games (seats 2): both players' areas, each seat seeing its own first */
     int seats, reward_kind, slot_opp_to_move;
     float *images;      /* per game and player, that area's planes (area_count x cells) */
     long long *to_play; /* the player to act, -1 once over */
+    int row, picks;     /* a mask's length; the actions that are picks (Head to Head's tile ids) */
+    /* Head to Head (h2h): the table slots of the other's stacks and unseen tiles and of the
+       phase; the planes of the draft's ids; the flag tiles of each player; which tiles are task
+       tiles; the points of a mountain or lake; the callable that shuffles the stacks */
+    int h2h, slot_opp_tasks, slot_opp_lands, slot_opp_unseen, slot_draft, slot_laying;
+    int id_planes[3]; /* pool, own, opp: planes of the grid */
+    int id_slots[3];  /* and their slots in the table */
+    int flag_tiles[2][2];
+    unsigned char *is_task;
+    int pair_points;
+    PyObject *laying;
+    PyObject *x_letter;
 } Batch;
 
 static void
@@ -146,14 +176,18 @@ side_clear(Side *s)
     s->nopen = 0;
 }
 
+/* Let go of a game's task specs (those still on its stacks and those drawn: a drawn spec is
+   kept to the game's end) and its areas. */
 static void
-env_clear(Env *e)
+env_clear(Env *e, int tiles)
 {
-    for (int k = 0; k < e->ntasks; k++)
-        Py_CLEAR(e->specs[k]);
-    side_clear(&e->side[0]);
-    side_clear(&e->side[1]);
-    e->ntasks = 0;
+    for (int p = 0; p < 2; p++) {
+        Flow *f = &e->flow[p];
+        for (int k = 0; f->specs != NULL && k < tiles; k++)
+            Py_CLEAR(f->specs[k]);
+        f->ntasks = 0;
+        side_clear(&e->side[p]);
+    }
 }
 
 static void
@@ -162,18 +196,16 @@ Batch_dealloc(Batch *self)
     if (self->envs != NULL) {
         for (int i = 0; i < self->n; i++) {
             Env *e = &self->envs[i];
-            /* the task specs still on the stack and the ones already drawn (kept to the end) */
-            for (int k = 0; k < self->tiles; k++)
-                if (e->specs)
-                    Py_CLEAR(e->specs[k]);
-            e->ntasks = 0;
-            env_clear(e);
-            PyMem_Free(e->tasks);
-            PyMem_Free(e->specs);
-            PyMem_Free(e->task_fill);
-            PyMem_Free(e->marker_slot);
-            PyMem_Free(e->lands);
+            env_clear(e, self->tiles);
+            PyMem_Free(e->pool);
             for (int p = 0; p < 2; p++) {
+                PyMem_Free(e->flow[p].tasks);
+                PyMem_Free(e->flow[p].specs);
+                PyMem_Free(e->flow[p].task_fill);
+                PyMem_Free(e->flow[p].marker_slot);
+                PyMem_Free(e->flow[p].lands);
+                PyMem_Free(e->owned[p]);
+                PyMem_Free(e->side[p].xcells);
                 PyMem_Free(e->side[p].src);
                 PyMem_Free(e->side[p].dst);
                 PyMem_Free(e->side[p].val);
@@ -193,6 +225,9 @@ Batch_dealloc(Batch *self)
     PyMem_Free(self->found);
     PyMem_Free(self->pending);
     PyMem_Free(self->images);
+    PyMem_Free(self->is_task);
+    Py_XDECREF(self->laying);
+    Py_XDECREF(self->x_letter);
     Py_XDECREF(self->faces);
     Py_XDECREF(self->flags);
     Py_XDECREF(self->open_status);
@@ -258,11 +293,47 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     self->seats = 1;
     self->slot_opp_to_move = -1;
-    PyObject *to_play = NULL;
+    PyObject *to_play = NULL, *h2h = Py_None;
     if (duel != Py_None) {
-        if (!PyArg_ParseTuple(duel, "iiO", &self->reward_kind, &self->slot_opp_to_move, &to_play))
+        if (!PyArg_ParseTuple(duel, "iiO|O", &self->reward_kind, &self->slot_opp_to_move, &to_play, &h2h))
             goto fail;
         self->seats = 2;
+    }
+    if (h2h != Py_None) {
+        /* (picks, (opp tasks, opp lands, opp unseen, draft, laying slots), (pool, own, opp planes),
+           (pool, own, opp slots), ((mountain, lake) flag tiles per player), is_task bytes,
+           pair points, laying) */
+        PyObject *slots, *planes, *idslots, *flags, *is_task, *laying;
+        if (!PyArg_ParseTuple(h2h, "iOOOOOiO", &self->picks, &slots, &planes, &idslots, &flags, &is_task,
+                              &self->pair_points, &laying))
+            goto fail;
+        int sl[5];
+        if (ints(slots, sl, 5) < 0 || ints(planes, self->id_planes, 3) < 0 || ints(idslots, self->id_slots, 3) < 0 ||
+            ints(flags, &self->flag_tiles[0][0], 4) < 0)
+            goto fail;
+        self->slot_opp_tasks = sl[0];
+        self->slot_opp_lands = sl[1];
+        self->slot_opp_unseen = sl[2];
+        self->slot_draft = sl[3];
+        self->slot_laying = sl[4];
+        Py_buffer tb;
+        if (PyObject_GetBuffer(is_task, &tb, PyBUF_SIMPLE) < 0)
+            goto fail;
+        self->is_task = PyMem_Malloc(tb.len > 0 ? (size_t)tb.len : 1);
+        if (self->is_task != NULL)
+            memcpy(self->is_task, tb.buf, (size_t)tb.len);
+        int length = (int)tb.len;
+        PyBuffer_Release(&tb);
+        if (self->is_task == NULL)
+            goto nomem;
+        if (length != self->picks) {
+            PyErr_SetString(PyExc_ValueError, "is_task: one byte a tile");
+            goto fail;
+        }
+        self->laying = Py_NewRef(laying);
+        if ((self->x_letter = PyUnicode_FromString("X")) == NULL)
+            goto fail;
+        self->h2h = 1;
     }
     if (capsule != Py_None) {
         const AccelAPIType *api = PyCapsule_GetPointer(capsule, "dorf.rules._accel._api");
@@ -281,6 +352,7 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTuple(window, "iiOOO", &self->cells, &self->actions, &lookup, &wcells, &spots))
         goto fail;
     self->wsize = self->actions / 6;
+    self->row = self->picks + self->actions;
     /* layout: (planes in the grid array, the 8 area planes, the 7 task type planes, 6 groups x 3, fpt) */
     PyObject *area_planes, *type_planes, *groups;
     int grid_planes;
@@ -327,7 +399,7 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!(self->grid = take(self, a[0], N * self->stride * 4, 1)) ||
         !(self->values = take(self, a[1], N * self->table * 4, 1)) ||
         !(self->written = take(self, a[2], N * self->table * 4, 1)) ||
-        !(self->masks = take(self, a[3], N * self->actions, 1)) ||
+        !(self->masks = take(self, a[3], N * self->row, 1)) ||
         !(self->rewards = take(self, a[4], N * 8 * self->seats, 1)) ||
         !(self->terminated = take(self, a[5], N, 1)) || !(self->truncated = take(self, a[6], N, 1)) ||
         !(self->illegal = take(self, a[7], N, 1)) || !(self->autoreset = take(self, a[8], N, 1)) ||
@@ -410,12 +482,23 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         goto nomem;
     for (int i = 0; i < n; i++) {
         Env *e = &self->envs[i];
-        e->tasks = PyMem_Malloc((size_t)self->tiles * sizeof(int));
-        e->specs = PyMem_Calloc((size_t)self->tiles, sizeof(PyObject *));
-        e->task_fill = PyMem_Malloc((size_t)self->tiles * self->table * sizeof(float));
-        e->marker_slot = PyMem_Malloc((size_t)self->tiles * sizeof(int));
-        e->lands = PyMem_Malloc((size_t)self->tiles * sizeof(int));
-        if (!e->tasks || !e->specs || !e->task_fill || !e->marker_slot || !e->lands)
+        for (int p = 0; p < 1 + self->h2h; p++) {
+            Flow *f = &e->flow[p];
+            f->tasks = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+            f->specs = PyMem_Calloc((size_t)self->tiles, sizeof(PyObject *));
+            f->task_fill = PyMem_Malloc((size_t)self->tiles * self->table * sizeof(float));
+            f->marker_slot = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+            f->lands = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+            if (!f->tasks || !f->specs || !f->task_fill || !f->marker_slot || !f->lands)
+                goto nomem;
+            if (self->h2h) {
+                e->owned[p] = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+                e->side[p].xcells = PyMem_Malloc((size_t)self->tiles * sizeof(int));
+                if (!e->owned[p] || !e->side[p].xcells)
+                    goto nomem;
+            }
+        }
+        if (self->h2h && !(e->pool = PyMem_Calloc((size_t)self->tiles, 1)))
             goto nomem;
         for (int p = 0; p < self->seats; p++) {
             Side *s = &e->side[p];
@@ -431,7 +514,7 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                     goto nomem;
             }
         }
-        e->revealed = -1;
+        e->flow[0].revealed = -1;
         e->over = 1;
     }
     return (PyObject *)self;
@@ -475,21 +558,21 @@ mark_move(Batch *self, signed char *row, const unsigned char *cls, int plain, lo
     return 1;
 }
 
-/* The mask of game i from its moves: the list of (cell, rotation) pairs the enumerator gives, or
+/* The mask of game i for tile from its moves: the list of (cell, rotation) pairs the enumerator gives, or
    (moves NULL) the `nfound` cells of self->found; returns how many moves lie inside the window,
    or -1. */
 static int
-write_mask(Batch *self, int i, PyObject *moves, Py_ssize_t nfound)
+write_mask(Batch *self, int i, int tile, PyObject *moves, Py_ssize_t nfound)
 {
-    signed char *row = self->masks + (Py_ssize_t)i * self->actions;
-    memset(row, 0, (size_t)self->actions);
-    Env *e = &self->envs[i];
+    signed char *row = self->masks + (Py_ssize_t)i * self->row;
+    memset(row, 0, (size_t)self->row);
+    row += self->picks; /* Head to Head: the picks come first */
     if (moves != NULL && !PyList_Check(moves)) {
         PyErr_SetString(PyExc_TypeError, "legal_moves: a list of (cell, rotation) pairs expected");
         return -1;
     }
     int inside = 0, outside = 0;
-    const unsigned char *cls = e->revealed >= 0 ? self->classes + 6 * e->revealed : NULL;
+    const unsigned char *cls = tile >= 0 ? self->classes + 6 * tile : NULL;
     int plain = 1; /* every rotation its own: one action a move */
     for (int j = 0; cls != NULL && j < 6; j++)
         plain &= cls[j] == j;
@@ -532,11 +615,12 @@ write_mask(Batch *self, int i, PyObject *moves, Py_ssize_t nfound)
    given and moves found, game i's mask is written from them and *inside says how many lie
    inside the window. */
 static Py_ssize_t
-legal(Batch *self, int i, Side *s, PyObject *face, PyObject *spec, int *inside)
+legal(Batch *self, int i, Side *s, int tile, PyObject *spec, int *inside)
 {
+    PyObject *face = PyTuple_GET_ITEM(self->faces, tile);
     if (self->api != NULL && self->api->version >= 3 && PyObject_TypeCheck(s->area, self->api->area_type)) {
         Py_ssize_t cells = self->api->legal_cells(s->area, face, spec, &self->found, &self->found_cap);
-        if (cells > 0 && inside != NULL && (*inside = write_mask(self, i, NULL, cells)) < 0)
+        if (cells > 0 && inside != NULL && (*inside = write_mask(self, i, tile, NULL, cells)) < 0)
             return -1;
         return cells;
     }
@@ -544,10 +628,44 @@ legal(Batch *self, int i, Side *s, PyObject *face, PyObject *spec, int *inside)
     if (moves == NULL)
         return -1;
     Py_ssize_t count = PyObject_Length(moves);
-    if (count > 0 && inside != NULL && (*inside = write_mask(self, i, moves, 0)) < 0)
+    if (count > 0 && inside != NULL && (*inside = write_mask(self, i, tile, moves, 0)) < 0)
         count = -1;
     Py_DECREF(moves);
     return count;
+}
+
+/* Turn the top tile of flow f's stacks by the reveal rule (rules notes 13 and 14: a task tile in
+   the first turns or while fewer than 3 tasks are active, else a landscape tile), the marker of
+   a task tile drawn from `markers` (NULL: the tasks are printed); returns its task spec
+   (borrowed: None for a landscape tile), or NULL when the tile due is not there. */
+static PyObject *
+draw(Batch *self, Flow *f, int *markers, long active)
+{
+    int number = f->turns + 1;
+    PyObject *spec = Py_None;
+    if (f->ntasks && (number <= OPENING_TASK_TURNS || active < ACTIVE_TASKS)) {
+        int pos = --f->ntasks;
+        f->revealed = f->tasks[pos];
+        f->spec_pos = pos;
+        spec = f->specs[pos];
+        if (markers != NULL && f->marker_slot[pos] >= 0)
+            markers[f->marker_slot[pos]]--;
+    }
+    else if (f->nlands) {
+        f->revealed = f->lands[--f->nlands];
+        f->spec_pos = -1;
+    }
+    else {
+        f->revealed = -1;
+        f->over = 1;
+        return NULL;
+    }
+    f->turns++;
+    int letters = self->letter_mask[f->revealed];
+    for (int k = 0; k < LETTER_COUNT; k++)
+        if (letters & (1 << k))
+            f->unseen[k]--;
+    return spec;
 }
 
 /* Reveal game i's next tile by the rules, setting aside tiles that fit nowhere; then its mask
@@ -566,38 +684,19 @@ reveal(Batch *self, int i)
     }
     if (!ok)
         return -1;
+    Flow *f = &e->flow[0];
     while (1) {
-        int number = e->turns + 1;
-        PyObject *spec = Py_None;
-        if (e->ntasks && (number <= OPENING_TASK_TURNS || active < ACTIVE_TASKS)) {
-            int pos = --e->ntasks;
-            e->revealed = e->tasks[pos];
-            e->spec_pos = pos;
-            spec = e->specs[pos];
-            if (e->marker_slot[pos] >= 0)
-                e->markers[e->marker_slot[pos]]--;
-        }
-        else if (e->nlands) {
-            e->revealed = e->lands[--e->nlands];
-            e->spec_pos = -1;
-        }
-        else {
-            e->revealed = -1;
+        PyObject *spec = draw(self, f, e->markers, active);
+        if (spec == NULL) {
             e->over = 1;
             e->waits[0] = e->waits[1] = 0;
-            return write_mask(self, i, NULL, 0);
+            return write_mask(self, i, -1, NULL, 0);
         }
-        e->turns++;
-        int letters = self->letter_mask[e->revealed];
-        for (int k = 0; k < LETTER_COUNT; k++)
-            if (letters & (1 << k))
-                e->unseen[k]--;
-        PyObject *face = PyTuple_GET_ITEM(self->faces, e->revealed);
-        int inside = 0;
+        int tile = f->revealed, inside = 0;
         Py_ssize_t second = 0;
-        if (self->seats == 2 && (second = legal(self, i, &e->side[1], face, spec, NULL)) < 0)
+        if (self->seats == 2 && (second = legal(self, i, &e->side[1], tile, spec, NULL)) < 0)
             return -1;
-        Py_ssize_t first = legal(self, i, &e->side[0], face, spec, &inside); /* the mask, if any */
+        Py_ssize_t first = legal(self, i, &e->side[0], tile, spec, &inside); /* the mask, if any */
         if (first < 0)
             return -1;
         e->waits[0] = first > 0;
@@ -608,9 +707,46 @@ reveal(Batch *self, int i)
         }
         if (second > 0) {
             e->acting = 1;
-            return legal(self, i, &e->side[1], face, spec, &inside) < 0 ? -1 : inside;
+            return legal(self, i, &e->side[1], tile, spec, &inside) < 0 ? -1 : inside;
         }
     }
+}
+
+/* Head to Head: reveal player p's next tile from their own stacks (the rule applied to their
+   area alone), setting aside tiles that fit nowhere; with inside given, game i's mask from its
+   moves.  Returns 1 (a tile to place), 0 (p's game is over) or -1 on an error. */
+static int
+reveal_seat(Batch *self, int i, int p, int *inside)
+{
+    Env *e = &self->envs[i];
+    Flow *f = &e->flow[p];
+    Side *s = &e->side[p];
+    int ok = 1;
+    long active = int_attr(s->area, s_active_count, &ok);
+    if (!ok)
+        return -1;
+    while (1) {
+        PyObject *spec = draw(self, f, NULL, active);
+        if (spec == NULL)
+            return 0;
+        Py_ssize_t count = legal(self, i, s, f->revealed, spec, inside);
+        if (count < 0)
+            return -1;
+        if (count > 0)
+            return 1;
+    }
+}
+
+/* Head to Head: the mask of game i's player p for their revealed tile; the moves inside. */
+static int
+seat_mask(Batch *self, int i, int p)
+{
+    Flow *f = &self->envs[i].flow[p];
+    PyObject *spec = f->spec_pos >= 0 ? f->specs[f->spec_pos] : Py_None;
+    int inside = 0;
+    if (legal(self, i, &self->envs[i].side[p], f->revealed, spec, &inside) < 0)
+        return -1;
+    return inside;
 }
 
 /* One constant plane, 16 values a copy: a plain loop (what -O2 makes of one) stores one value at
@@ -628,6 +764,8 @@ fill_plane(float *plane, int cells, float v)
         plane[c] = v;
 }
 
+static void plan_planes(Batch *self, int i);
+
 /* The table values of game i; in the full layout, the constant planes whose value changed are
    listed in self->pending (their lines asked for ahead, written by write_pending, which must
    have written the planes listed before). */
@@ -637,22 +775,31 @@ plan_table(Batch *self, int i)
     Env *e = &self->envs[i];
     int T = self->table;
     float *row = self->values + (Py_ssize_t)i * T;
-    if (e->revealed < 0)
+    if (e->flow[0].revealed < 0)
         memset(row, 0, (size_t)T * sizeof(float));
-    else if (e->spec_pos >= 0)
-        memcpy(row, e->task_fill + (Py_ssize_t)e->spec_pos * T, (size_t)T * sizeof(float));
+    else if (e->flow[0].spec_pos >= 0)
+        memcpy(row, e->flow[0].task_fill + (Py_ssize_t)e->flow[0].spec_pos * T, (size_t)T * sizeof(float));
     else
-        memcpy(row, self->land_fill + (Py_ssize_t)e->revealed * T, (size_t)T * sizeof(float));
+        memcpy(row, self->land_fill + (Py_ssize_t)e->flow[0].revealed * T, (size_t)T * sizeof(float));
     double n = (double)self->tiles;
-    row[self->slot_left_lands] = (float)(e->nlands / n);
-    row[self->slot_left_tasks] = (float)(e->ntasks / n);
-    row[self->slot_turn] = (float)((e->turns < self->tiles ? e->turns : self->tiles) / n);
+    row[self->slot_left_lands] = (float)(e->flow[0].nlands / n);
+    row[self->slot_left_tasks] = (float)(e->flow[0].ntasks / n);
+    row[self->slot_turn] = (float)((e->flow[0].turns < self->tiles ? e->flow[0].turns : self->tiles) / n);
     for (int k = 0; k < MARKER_KINDS; k++)
         row[self->slot_markers + k] = (float)(e->markers[k] / n);
     for (int k = 0; k < LETTER_COUNT; k++)
-        row[self->slot_unseen + k] = (float)(e->unseen[k] / n);
+        row[self->slot_unseen + k] = (float)(e->flow[0].unseen[k] / n);
     if (self->slot_opp_to_move >= 0)
         row[self->slot_opp_to_move] = (float)(!e->over && e->waits[1 - e->acting]);
+    plan_planes(self, i);
+}
+
+/* The full layout: list the constant planes of game i whose value in its table row changed. */
+static void
+plan_planes(Batch *self, int i)
+{
+    int T = self->table;
+    const float *row = self->values + (Py_ssize_t)i * T;
     if (self->full_start < 0)
         return;
     float *written = self->written + (Py_ssize_t)i * T;
@@ -693,13 +840,38 @@ write_pending(Batch *self)
     self->npending = 0;
 }
 
-/* The table values of game i, and in the full layout its constant planes that changed. */
+/* Head to Head: the table values of game i for its acting player (the other's stacks and unseen
+   tiles as they may be known), then plan_planes. */
 static void
-write_table(Batch *self, int i)
+plan_h2h(Batch *self, int i)
 {
-    write_pending(self);
-    plan_table(self, i);
-    write_pending(self);
+    Env *e = &self->envs[i];
+    int T = self->table, a = e->acting, o = 1 - a;
+    float *row = self->values + (Py_ssize_t)i * T;
+    const Flow *mine = &e->flow[a], *theirs = &e->flow[o];
+    if (e->phase == 1 && !mine->over && mine->revealed >= 0)
+        memcpy(row,
+               mine->spec_pos >= 0 ? mine->task_fill + (Py_ssize_t)mine->spec_pos * T
+                                   : self->land_fill + (Py_ssize_t)mine->revealed * T,
+               (size_t)T * sizeof(float));
+    else
+        memset(row, 0, (size_t)T * sizeof(float));
+    double n = (double)self->tiles;
+    /* the other's latest placement is unseen while they have placed more (and the game goes on) */
+    int held = e->phase == 1 && !mine->over && theirs->placed > mine->placed;
+    row[self->slot_draft] = (float)(e->phase == 0);
+    row[self->slot_laying] = (float)(e->phase == 1 && !e->over);
+    row[self->slot_left_tasks] = (float)(mine->ntasks / n);
+    row[self->slot_left_lands] = (float)(mine->nlands / n);
+    row[self->slot_opp_tasks] = (float)((held ? e->held_tasks[o] : theirs->ntasks) / n);
+    row[self->slot_opp_lands] = (float)((held ? e->held_lands[o] : theirs->nlands) / n);
+    for (int k = 0; k < LETTER_COUNT; k++) {
+        row[self->slot_unseen + k] = (float)(mine->unseen[k] / n);
+        row[self->slot_opp_unseen + k] = (float)((held ? e->held_unseen[o][k] : theirs->unseen[k]) / n);
+    }
+    int other_moves = e->phase == 1 && !e->over && !theirs->over && (mine->over || theirs->placed <= mine->placed);
+    row[self->slot_opp_to_move] = (float)other_moves;
+    plan_planes(self, i);
 }
 
 /* Where side p of game i keeps its planes: the output array's area block in the Board Game,
@@ -1051,6 +1223,47 @@ error:
     return -1;
 }
 
+/* Head to Head's score pad of an area (score_head_to_head): its total, and in tb what decides
+   between two equal totals (rule 21: mountains and lakes, the longest river, flag points, task
+   points).  Returns the total, or -1 on an error. */
+static long
+h2h_score(Batch *self, Side *e, long tb[5])
+{
+    int ok = 1;
+    long river = int_attr(e->area, s_longest_river, &ok);
+    long pairs = int_attr(e->area, s_mountains, &ok) + int_attr(e->area, s_lakes, &ok);
+    if (!ok)
+        return -1;
+    long flags = 0;
+    for (int k = 0; k < e->nx; k++) { /* each multicoloured flag edge scores its closed territory */
+        PyObject *pycell = PyLong_FromLong(e->xcells[k]);
+        if (pycell == NULL)
+            return -1;
+        PyObject *f = PyObject_CallMethodObjArgs(e->area, s_figures, pycell, self->x_letter, NULL);
+        Py_DECREF(pycell);
+        if (f == NULL)
+            return -1;
+        if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
+            return -1;
+        }
+        long size = PyLong_AsLong(PyTuple_GET_ITEM(f, 0)), open = PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
+        Py_DECREF(f);
+        if (PyErr_Occurred())
+            return -1;
+        if (open == 0)
+            flags += size;
+    }
+    long total = e->completed + river + flags + self->pair_points * pairs;
+    tb[0] = total;
+    tb[1] = pairs;
+    tb[2] = river;
+    tb[3] = flags;
+    tb[4] = e->completed;
+    return total;
+}
+
 /* The score pad's total of game i (score_coop): tasks, flags, the longest track and river. */
 static long
 score_of(Batch *self, Side *e)
@@ -1113,8 +1326,126 @@ show(Batch *self, int i)
     }
 }
 
+/* Fill flow f's stacks: task ids (int32, top last), their specs (a list), their table values
+   (float32, one row a task), the marker kind each draws (int32; None: none) and the landscape
+   ids (int32, top last).  Returns 0, or -1 with an error set (f's stacks then empty). */
+static int
+load_flow(Batch *self, Flow *f, PyObject *task_ids, PyObject *specs, PyObject *fills, PyObject *slots,
+          PyObject *lands)
+{
+    for (int k = 0; k < self->tiles; k++)
+        Py_CLEAR(f->specs[k]);
+    f->ntasks = f->nlands = 0;
+    if (!PyList_Check(specs)) {
+        PyErr_SetString(PyExc_TypeError, "the task specs: a list expected");
+        return -1;
+    }
+    Py_ssize_t nt = PyList_GET_SIZE(specs);
+    if (nt > self->tiles) {
+        PyErr_SetString(PyExc_ValueError, "more tasks than tiles");
+        return -1;
+    }
+    Py_buffer b;
+    if (PyObject_GetBuffer(task_ids, &b, PyBUF_SIMPLE) < 0)
+        return -1;
+    int ok = b.len == nt * 4;
+    if (ok)
+        memcpy(f->tasks, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (PyObject_GetBuffer(fills, &b, PyBUF_SIMPLE) < 0)
+        return -1;
+    ok = ok && b.len == nt * self->table * 4;
+    if (ok)
+        memcpy(f->task_fill, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (slots == Py_None)
+        for (Py_ssize_t k = 0; k < nt; k++)
+            f->marker_slot[k] = -1;
+    else {
+        if (PyObject_GetBuffer(slots, &b, PyBUF_SIMPLE) < 0)
+            return -1;
+        ok = ok && b.len == nt * 4;
+        if (ok)
+            memcpy(f->marker_slot, b.buf, (size_t)b.len);
+        PyBuffer_Release(&b);
+    }
+    if (PyObject_GetBuffer(lands, &b, PyBUF_SIMPLE) < 0)
+        return -1;
+    ok = ok && b.len <= self->tiles * 4;
+    int nl = (int)(b.len / 4);
+    if (ok)
+        memcpy(f->lands, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a deal of the wrong size");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < nt; k++)
+        f->specs[k] = Py_NewRef(PyList_GET_ITEM(specs, k));
+    f->ntasks = (int)nt;
+    f->nlands = nl;
+    return 0;
+}
+
+/* Head to Head: the draft's id planes of game i, the acting player's own first (the planes are
+   never among the constant planes write_pending writes: their slots stay 0). */
+static void
+write_ids(Batch *self, int i, int pool_too)
+{
+    Env *e = &self->envs[i];
+    float *base = self->grid + (Py_ssize_t)i * self->stride;
+    int C = self->cells;
+    if (pool_too) {
+        float *pool = base + (Py_ssize_t)self->id_planes[0] * C;
+        memset(pool, 0, (size_t)C * sizeof(float));
+        for (int t = 0; t < self->tiles; t++)
+            if (e->pool[t])
+                pool[t] = 1.0f;
+    }
+    for (int k = 0; k < 2; k++) {
+        int p = k == 0 ? e->acting : 1 - e->acting;
+        float *plane = base + (Py_ssize_t)self->id_planes[1 + k] * C;
+        memset(plane, 0, (size_t)C * sizeof(float));
+        for (int t = 0; t < e->nowned[p]; t++)
+            plane[e->owned[p][t]] = 1.0f;
+    }
+}
+
+/* Head to Head: game i's mask in the draft, the open tiles. */
+static int
+draft_mask(Batch *self, int i)
+{
+    Env *e = &self->envs[i];
+    signed char *row = self->masks + (Py_ssize_t)i * self->row;
+    memset(row, 0, (size_t)self->row);
+    for (int t = 0; t < self->picks; t++)
+        row[t] = (signed char)e->pool[t];
+    return e->npool;
+}
+
+/* Head to Head: a tile taken by player p in the draft. */
+static void
+take_tile(Batch *self, Env *e, int p, int tile)
+{
+    e->pool[tile] = 0;
+    e->npool--;
+    e->owned[p][e->nowned[p]++] = tile;
+    Flow *f = &e->flow[p];
+    if (self->is_task[tile])
+        f->ntasks++;
+    else
+        f->nlands++;
+    int letters = self->letter_mask[tile];
+    for (int k = 0; k < LETTER_COUNT; k++)
+        if (letters & (1 << k))
+            f->unseen[k]++;
+}
+
+static void plan_h2h(Batch *self, int i);
+
 /* deal(i, area, task_ids int32, specs list, task_fills float32, marker_slots int32, landscape_ids int32);
-   area: a tuple of both players' areas in the Duel */
+   area: a tuple of both players' areas in the two-player games.  Head to Head begins with the
+   draft (its stacks, empty here, are made when the draft ends). */
 static PyObject *
 Batch_deal(Batch *self, PyObject *args)
 {
@@ -1128,53 +1459,13 @@ Batch_deal(Batch *self, PyObject *args)
         return NULL;
     }
     if (self->seats == 2 && (!PyTuple_Check(area) || PyTuple_GET_SIZE(area) != 2)) {
-        PyErr_SetString(PyExc_TypeError, "a Duel is dealt a tuple of two areas");
+        PyErr_SetString(PyExc_TypeError, "a two-player game is dealt a tuple of two areas");
         return NULL;
     }
     Env *e = &self->envs[i];
-    for (int k = 0; k < self->tiles; k++)
-        Py_CLEAR(e->specs[k]);
-    e->ntasks = 0;
-    env_clear(e);
-    Py_buffer b;
-    Py_ssize_t nt = PyList_GET_SIZE(specs);
-    if (nt > self->tiles) {
-        PyErr_SetString(PyExc_ValueError, "more tasks than tiles");
+    env_clear(e, self->tiles);
+    if (load_flow(self, &e->flow[0], task_ids, specs, fills, slots, lands) < 0)
         return NULL;
-    }
-    if (PyObject_GetBuffer(task_ids, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    int ok = b.len == nt * 4;
-    if (ok)
-        memcpy(e->tasks, b.buf, (size_t)b.len);
-    PyBuffer_Release(&b);
-    if (PyObject_GetBuffer(fills, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    ok = ok && b.len == nt * self->table * 4;
-    if (ok)
-        memcpy(e->task_fill, b.buf, (size_t)b.len);
-    PyBuffer_Release(&b);
-    if (PyObject_GetBuffer(slots, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    ok = ok && b.len == nt * 4;
-    if (ok)
-        memcpy(e->marker_slot, b.buf, (size_t)b.len);
-    PyBuffer_Release(&b);
-    if (PyObject_GetBuffer(lands, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    ok = ok && b.len <= self->tiles * 4;
-    if (ok) {
-        memcpy(e->lands, b.buf, (size_t)b.len);
-        e->nlands = (int)(b.len / 4);
-    }
-    PyBuffer_Release(&b);
-    if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "a deal of the wrong size");
-        return NULL;
-    }
-    for (Py_ssize_t k = 0; k < nt; k++)
-        e->specs[k] = Py_NewRef(PyList_GET_ITEM(specs, k));
-    e->ntasks = (int)nt;
     for (int p = 0; p < self->seats; p++) {
         Side *s = &e->side[p];
         s->area = Py_NewRef(self->seats == 1 ? area : PyTuple_GET_ITEM(area, p));
@@ -1183,6 +1474,7 @@ Batch_deal(Batch *self, PyObject *args)
         s->npairs = 0;
         s->completed = 0;
         s->score = 0;
+        s->nx = 0;
         float *blk = side_block(self, i, p);
         memset(blk, 0, (size_t)self->area_count * self->cells * sizeof(float));
         for (int k = 0; s->lo != NULL && k < self->area_count; k++) {
@@ -1195,28 +1487,263 @@ Batch_deal(Batch *self, PyObject *args)
         }
         self->score[(Py_ssize_t)i * self->seats + p] = 0;
     }
-    e->turns = 0;
+    for (int p = 0; p < 2; p++) {
+        Flow *f = &e->flow[p];
+        f->turns = f->placed = f->over = 0;
+        f->revealed = f->spec_pos = -1;
+    }
     e->over = 0;
-    e->revealed = -1;
     e->acting = 0;
     e->waits[0] = e->waits[1] = 0;
-    memcpy(e->unseen, self->unseen0, sizeof e->unseen);
+    memcpy(e->flow[0].unseen, self->unseen0, sizeof e->flow[0].unseen);
     memcpy(e->markers, self->markers0, sizeof e->markers);
     float *written = self->written + (Py_ssize_t)i * self->table;
     for (int s = 0; s < self->table; s++)
         written[s] = Py_NAN;
-    if (reveal(self, i) < 0)
+    int inside;
+    if (self->h2h) { /* the draft: every tile open but the flag tiles, each player's in their stacks */
+        memset(e->pool, 1, (size_t)self->tiles);
+        e->npool = self->tiles;
+        e->phase = 0;
+        for (int p = 0; p < 2; p++) {
+            Flow *f = &e->flow[p];
+            memset(f->unseen, 0, sizeof f->unseen);
+            f->ntasks = f->nlands = 0; /* the draft's counts (the stacks are made when it ends) */
+            e->nowned[p] = 0;
+            for (int k = 0; k < 2; k++) {
+                int tile = self->flag_tiles[p][k];
+                take_tile(self, e, p, tile);
+                e->nowned[p]--; /* a flag tile is the player's, not taken in the draft */
+            }
+        }
+        for (int k = 0; k < 3; k++) { /* the id planes are written by write_ids only */
+            written[self->id_slots[k]] = 0.0f;
+            memset(self->grid + (Py_ssize_t)i * self->stride + (Py_ssize_t)self->id_planes[k] * self->cells, 0,
+                   (size_t)self->cells * sizeof(float));
+        }
+        inside = draft_mask(self, i);
+    }
+    else
+        inside = reveal(self, i);
+    if (inside < 0)
         return NULL;
     if (self->seats == 2) { /* the observation's area blocks cleared of the game before, then shown */
         memset(self->grid + (Py_ssize_t)i * self->stride + self->block, 0,
                (size_t)2 * self->area_count * self->cells * sizeof(float));
         show(self, i);
     }
-    write_table(self, i);
-    self->turn[i] = e->turns;
+    write_pending(self);
+    if (self->h2h) {
+        plan_h2h(self, i);
+        write_ids(self, i, 1);
+    }
+    else
+        plan_table(self, i);
+    write_pending(self);
+    self->turn[i] = e->flow[0].turns;
     if (self->to_play != NULL)
         self->to_play[i] = e->over ? -1 : e->acting;
     Py_RETURN_NONE;
+}
+
+/* Place tile at (cell, rot) with its task spec in an area (area.push); 0, or -1 on an error. */
+static int
+push(Batch *self, Side *side, int tile, int cell, int rot, PyObject *spec)
+{
+    PyObject *pycell = PyLong_FromLong(cell), *pyrot = PyLong_FromLong(rot);
+    PyObject *r = NULL;
+    if (pycell && pyrot) {
+        PyObject *call[6] = {side->area, PyTuple_GET_ITEM(self->faces, tile), pycell, pyrot,
+                             PyTuple_GET_ITEM(self->flags, tile), spec};
+        r = PyObject_VectorcallMethod(s_push, call, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw_push);
+    }
+    Py_XDECREF(pycell);
+    Py_XDECREF(pyrot);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Head to Head: the player to act next in laying (to_move()'s first), or -1 once both games are
+   over: a player whose game goes on and who has not placed more tiles than the other (unless
+   the other's game is over). */
+static int
+next_layer(const Env *e)
+{
+    const Flow *a = &e->flow[0], *b = &e->flow[1];
+    if (!a->over && (b->over || a->placed <= b->placed))
+        return 0;
+    if (!b->over && (a->over || b->placed <= a->placed))
+        return 1;
+    return -1;
+}
+
+/* Head to Head: the draft is over; each player's tiles are shuffled into their stacks (by the
+   batch's laying callable, as HeadToHeadState deals them) and each reveals a tile.  Returns
+   the moves inside the window of the first to place, or -1 on an error. */
+static int
+begin_laying(Batch *self, int i)
+{
+    Env *e = &self->envs[i];
+    PyObject *owned[2] = {NULL, NULL};
+    for (int p = 0; p < 2; p++) {
+        if ((owned[p] = PyTuple_New(e->nowned[p])) == NULL)
+            goto fail;
+        for (int k = 0; k < e->nowned[p]; k++) {
+            PyObject *id = PyLong_FromLong(e->owned[p][k]);
+            if (id == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(owned[p], k, id);
+        }
+    }
+    PyObject *deal = PyObject_CallFunction(self->laying, "iOO", i, owned[0], owned[1]);
+    Py_CLEAR(owned[0]);
+    Py_CLEAR(owned[1]);
+    if (deal == NULL)
+        return -1;
+    for (int p = 0; p < 2; p++) {
+        PyObject *mine = PyTuple_Check(deal) && PyTuple_GET_SIZE(deal) == 2 ? PyTuple_GET_ITEM(deal, p) : NULL;
+        if (mine == NULL || !PyTuple_Check(mine) || PyTuple_GET_SIZE(mine) != 4) {
+            Py_DECREF(deal);
+            PyErr_SetString(PyExc_TypeError, "laying: two (task ids, specs, fills, landscape ids) expected");
+            return -1;
+        }
+        if (load_flow(self, &e->flow[p], PyTuple_GET_ITEM(mine, 0), PyTuple_GET_ITEM(mine, 1),
+                      PyTuple_GET_ITEM(mine, 2), Py_None, PyTuple_GET_ITEM(mine, 3)) < 0) {
+            Py_DECREF(deal);
+            return -1;
+        }
+    }
+    Py_DECREF(deal);
+    e->phase = 1;
+    for (int p = 0; p < 2; p++)
+        if (reveal_seat(self, i, p, NULL) < 0)
+            return -1;
+    int next = next_layer(e);
+    if (next < 0) {
+        e->over = 1;
+        return write_mask(self, i, -1, NULL, 0);
+    }
+    e->acting = next;
+    return seat_mask(self, i, next);
+fail:
+    Py_XDECREF(owned[0]);
+    Py_XDECREF(owned[1]);
+    return -1;
+}
+
+/* Head to Head: game i's action a (legal: checked) -- a pick in the draft, else a placement of
+   the acting player's revealed tile; then the next player's mask, the planes, the rewards. */
+static int
+h2h_step(Batch *self, int i, int a)
+{
+    Env *e = &self->envs[i];
+    int p = e->acting, inside, gain = 0;
+    if (e->phase == 0) {
+        take_tile(self, e, p, a);
+        if (e->npool == 1) { /* the last tile goes to the second player */
+            int last = 0;
+            while (!e->pool[last])
+                last++;
+            take_tile(self, e, 1, last);
+            inside = begin_laying(self, i);
+        }
+        else {
+            e->acting = 1 - p;
+            inside = draft_mask(self, i);
+        }
+        if (inside < 0)
+            return -1;
+        /* both areas are still empty: their blocks in the observation stay as they are */
+    }
+    else {
+        Flow *f = &e->flow[p];
+        int q = 1 - p, tile = f->revealed;
+        int cell = self->wcells[(a - self->picks) / 6];
+        int rot = self->classes[6 * tile + (a - self->picks) % 6];
+        Side *side = &e->side[p];
+        /* what the other may know of p's stacks until they have placed their tile of the round */
+        e->held_tasks[p] = f->ntasks;
+        e->held_lands[p] = f->nlands;
+        memcpy(e->held_unseen[p], f->unseen, sizeof f->unseen);
+        if (push(self, side, tile, cell, rot, f->spec_pos >= 0 ? f->specs[f->spec_pos] : Py_None) < 0)
+            return -1;
+        f->placed++;
+        const char *face = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self->faces, tile));
+        if (face == NULL)
+            return -1;
+        if (strchr(face, 'X') != NULL)
+            side->xcells[side->nx++] = cell;
+        int pending = !e->flow[q].over && f->placed > e->flow[q].placed;
+        if (pending) { /* q places next, seeing p's area as it was before this tile */
+            e->acting = q;
+            show(self, i);
+        }
+        float *blk = side_block(self, i, p);
+        int fresh = mark_tile(self, side, blk, cell, tile, rot);
+        if (fresh < 0 || refresh(self, side, blk, fresh) < 0)
+            return -1;
+        long tb[5];
+        long score = h2h_score(self, side, tb);
+        if (score < 0)
+            return -1;
+        gain = (int)(score - side->score);
+        side->score = score;
+        self->score[2 * i + p] = score;
+        /* p reveals their next tile at once; its mask is the one wanted if p places next */
+        int mine = !pending && next_layer(e) == p; /* (p's game goes on until the reveal says) */
+        int found = reveal_seat(self, i, p, mine ? &inside : NULL);
+        if (found < 0)
+            return -1;
+        if (pending)
+            inside = seat_mask(self, i, q);
+        else {
+            int next = next_layer(e);
+            if (next < 0) {
+                e->over = 1;
+                inside = write_mask(self, i, -1, NULL, 0);
+            }
+            else {
+                e->acting = next;
+                if (!(mine && found == 1 && next == p))
+                    inside = seat_mask(self, i, next);
+            }
+            show(self, i);
+        }
+        if (inside < 0)
+            return -1;
+    }
+    write_pending(self);
+    plan_h2h(self, i);
+    write_ids(self, i, e->phase == 0 || e->flow[0].placed + e->flow[1].placed == 0);
+    self->terminated[i] = (unsigned char)e->over;
+    self->truncated[i] = (unsigned char)(!e->over && inside == 0);
+    self->autoreset[i] = self->terminated[i] | self->truncated[i];
+    self->to_play[i] = self->autoreset[i] ? -1 : e->acting;
+    double *reward = self->rewards + 2 * i;
+    reward[p] = reward[1 - p] = 0.0;
+    if (self->reward_kind == 0)
+        reward[p] = (double)gain;
+    else if (self->reward_kind == 1) {
+        reward[p] = (double)gain;
+        reward[1 - p] = (double)-gain;
+    }
+    else if (e->over) {
+        long tb[2][5];
+        for (int k = 0; k < 2; k++)
+            if (h2h_score(self, &e->side[k], tb[k]) < 0)
+                return -1;
+        int winner = -1;
+        for (int k = 0; k < 5 && winner < 0; k++)
+            if (tb[0][k] != tb[1][k])
+                winner = tb[0][k] > tb[1][k] ? 0 : 1;
+        if (winner >= 0) {
+            reward[winner] = 1.0;
+            reward[1 - winner] = -1.0;
+        }
+    }
+    return 0;
 }
 
 /* step(actions int64) -- the games marked in autoreset were dealt again just before: they
@@ -1250,7 +1777,7 @@ Batch_step(Batch *self, PyObject *arg)
             return NULL;
         }
         long long a = actions[i];
-        if (a < 0 || a >= self->actions || !self->masks[(Py_ssize_t)i * self->actions + a]) {
+        if (a < 0 || a >= self->row || !self->masks[(Py_ssize_t)i * self->row + a]) {
             if (self->illegal_raise) {
                 write_pending(self);
                 PyBuffer_Release(&b);
@@ -1266,30 +1793,25 @@ Batch_step(Batch *self, PyObject *arg)
             self->autoreset[i] = 1;
             continue;
         }
-        int tile = e->revealed;
+        if (self->h2h) {
+            if (h2h_step(self, i, (int)a) < 0)
+                goto error;
+            continue;
+        }
+        int tile = e->flow[0].revealed;
         int cell = self->wcells[a / 6];
         int rot = self->classes[6 * tile + a % 6];
         int p = e->acting;
         Side *side = &e->side[p];
-        PyObject *spec = e->spec_pos >= 0 ? e->specs[e->spec_pos] : Py_None;
-        PyObject *pycell = PyLong_FromLong(cell), *pyrot = PyLong_FromLong(rot);
-        PyObject *r = NULL;
-        if (pycell && pyrot) {
-            PyObject *call[6] = {side->area, PyTuple_GET_ITEM(self->faces, tile), pycell, pyrot,
-                                 PyTuple_GET_ITEM(self->flags, tile), spec};
-            r = PyObject_VectorcallMethod(s_push, call, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, kw_push);
-        }
-        Py_XDECREF(pycell);
-        Py_XDECREF(pyrot);
-        if (r == NULL)
+        PyObject *spec = e->flow[0].spec_pos >= 0 ? e->flow[0].specs[e->flow[0].spec_pos] : Py_None;
+        if (push(self, side, tile, cell, rot, spec) < 0)
             goto error;
-        Py_DECREF(r);
         int inside = 0, shown = 0;
         if (self->seats == 2) {
             e->waits[p] = 0;
             if (e->waits[1 - p]) { /* the other places the same tile next, not seeing this one */
                 e->acting = 1 - p;
-                if (legal(self, i, &e->side[1 - p], PyTuple_GET_ITEM(self->faces, tile), spec, &inside) < 0)
+                if (legal(self, i, &e->side[1 - p], tile, spec, &inside) < 0)
                     goto error;
                 show(self, i);
                 shown = 1;
@@ -1313,7 +1835,7 @@ Batch_step(Batch *self, PyObject *arg)
         plan_table(self, i);
         long gain = score - side->score;
         side->score = score;
-        self->turn[i] = e->turns;
+        self->turn[i] = e->flow[0].turns;
         self->terminated[i] = (unsigned char)e->over;
         self->truncated[i] = (unsigned char)(!e->over && inside == 0);
         self->autoreset[i] = self->terminated[i] | self->truncated[i];
@@ -1461,6 +1983,8 @@ PyInit__vector(void)
     INTERN(s_flag_figures, "flag_figures");
     INTERN(s_active_count, "active_count");
     INTERN(s_longest_river, "longest_river");
+    INTERN(s_mountains, "mountains");
+    INTERN(s_lakes, "lakes");
     INTERN(s_longest_track, "longest_track");
     INTERN(s_cell, "cell");
     INTERN(s_spec, "spec");

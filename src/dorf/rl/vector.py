@@ -51,6 +51,7 @@ PettingZoo environments' games.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -65,12 +66,13 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from dorf.games.coop import CoopGame, CoopState
+from dorf.games.headtohead import HeadToHeadGame
 from dorf.games.seat import Revealed, shuffle_stacks
 from dorf.rl.planes import GROUP_LETTERS, TASK_TYPES, Encoder, Planes, _Marks
 from dorf.rl.window import DEFAULT_RADIUS, Window, rotation_classes
 from dorf.rules.area import FIGURES_PER_TILE, PlayArea
 from dorf.rules.hexgrid import ORIGIN
-from dorf.rules.scoring import DUEL_TASK_TYPES, score_coop
+from dorf.rules.scoring import DUEL_TASK_TYPES, HEAD_TO_HEAD_TASK_TYPES, PAIR_POINTS, score_coop
 from dorf.rules.scoring import TASK_TYPES as SCORED_TASK_TYPES
 from dorf.rules.tasks import COMPLETED, DOUBLE, FAILED, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_INDEX, LETTERS, TASK_LETTER
@@ -107,11 +109,12 @@ def _compiled_batch(
     *,
     full: bool,
     illegal_raise: bool,
-    duel: tuple[int, int, npt.NDArray[np.int64]] | None = None,
+    duel: tuple[Any, ...] | None = None,
 ) -> Any:
     """A compiled batch (:class:`dorf.rl._vector.Batch`) of ``encoder``'s mode writing into
-    ``arrays``: the area planes are those of ``prefix`` (``""``, or ``"own:"`` in the Duel, whose
-    other area's block follows), the constant planes from ``encoder.table_start``."""
+    ``arrays``: the area planes are those of ``prefix`` (``""``, or ``"own:"`` in the two-player
+    games, whose other area's block follows), the constant planes from ``encoder.table_start``;
+    ``duel`` makes it a batch of two-player games (see ``Batch``)."""
     assert _compiled is not None
     window, tileset = encoder.window, encoder.tileset
     at = encoder.offset
@@ -133,7 +136,7 @@ def _compiled_batch(
     slot = {name: i - start for i, name in enumerate(encoder.names) if i >= start}
     tiles = tileset.tiles
     unseen0 = [sum(letter in tile.face for tile in tiles) for letter in LETTERS]
-    markers0 = [len(_marker_pile(tileset, kind, duel is not None)) for kind in TASK_TYPES]
+    markers0 = [len(_marker_pile(tileset, kind, encoder.mode == "duel")) for kind in TASK_TYPES]
     land_values = np.array(
         [encoder.tile_table(Revealed(i, tile, None)) for i, tile in enumerate(tiles)], dtype=np.float32
     )
@@ -167,8 +170,8 @@ def _compiled_batch(
             encoder.shape[0] - start,
             slot["left:landscapes"],
             slot["left:tasks"],
-            slot["turn"],
-            slot[f"markers:{TASK_TYPES[0]}"],
+            slot.get("turn", -1),  # (Head to Head's table has no turn and no marker piles)
+            slot.get(f"markers:{TASK_TYPES[0]}", -1),
             slot[f"unseen:{LETTERS[0]}"],
             unseen0,
             markers0,
@@ -178,12 +181,16 @@ def _compiled_batch(
             COMPLETED,
             FAILED,
             {kind: i for i, kind in enumerate(TASK_TYPES)},
-            set(DUEL_TASK_TYPES if duel is not None else SCORED_TASK_TYPES),
+            set(_SCORED[encoder.mode]),
             dict(TASK_LETTER),
         ),
         getattr(sys.modules.get("dorf.rules._accel"), "_api", None),  # only if already imported
         duel,
     )
+
+
+#: The task types each game's score pad counts.
+_SCORED = {"coop": SCORED_TASK_TYPES, "duel": DUEL_TASK_TYPES, "head-to-head": HEAD_TO_HEAD_TASK_TYPES}
 
 
 def _marker_pile(tileset: TileSet, kind: str, doubles: bool) -> tuple[Any, ...]:
@@ -633,14 +640,13 @@ class SelfPlayVectorEnv:
             raise ValueError(f"num_envs must be 1 or more, not {num_envs}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
-        compiled = mode == "duel" and _compiled is not None
+        compiled = _compiled is not None
         if loop is None:
             loop = "compiled" if compiled else "python"
         if loop not in LOOPS:
             raise ValueError(f"loop must be one of {LOOPS}, not {loop!r}")
         if loop == "compiled" and not compiled:
-            why = "is not built here" if _compiled is None else f"plays the Duel only, not {mode}"
-            raise ValueError(f"the compiled loop (dorf.rl._vector) {why}: use loop='python'")
+            raise ValueError("the compiled loop (dorf.rl._vector) is not built here: use loop='python'")
         self.mode = mode
         self.loop = loop
         self.num_envs = num_envs
@@ -684,12 +690,32 @@ class SelfPlayVectorEnv:
                 np.zeros(num_envs, dtype=np.int64),  # turns
                 np.zeros(num_envs, dtype=np.int64),  # moves outside the window
             )
-            slot = encoder.offset["opp:to-move"] - start
-            duel = (REWARDS.index(reward), slot, self._to_play)
-            self._batch = _compiled_batch(encoder, "own:", arrays, full=True, illegal_raise=True, duel=duel)
+            at = encoder.offset
+            duel: tuple[Any, ...] = (REWARDS.index(reward), at["opp:to-move"] - start, self._to_play)
             self._rngs: list[np.random.Generator | None] = [None] * num_envs
             self._tile_values: dict[tuple[int, TaskSpec], npt.NDArray[np.float32]] = {}
-            self._tileset = first.tileset
+            self._tileset = tileset = first.tileset
+            if mode == "head-to-head":
+                self._flags = HeadToHeadGame(tileset=tileset).flag_tiles()
+                ids = ("ids:pool", "ids:own", "ids:opp")
+                duel += (
+                    (
+                        first.picks,
+                        [
+                            at[name] - start
+                            for name in ("opp:left:tasks", "opp:left:landscapes", f"opp:unseen:{LETTERS[0]}")
+                        ]
+                        + [at["phase:draft"] - start, at["phase:laying"] - start],
+                        [at[name] for name in ids],
+                        [at[name] - start for name in ids],
+                        # per player, their flag tiles: one with a mountain half, one with a lake half
+                        [self._flags[0][0], self._flags[1][0], self._flags[0][1], self._flags[1][1]],
+                        bytes(tile.is_task for tile in tileset.tiles),
+                        PAIR_POINTS,
+                        self._laying,
+                    ),
+                )
+            self._batch = _compiled_batch(encoder, "own:", arrays, full=True, illegal_raise=True, duel=duel)
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -745,16 +771,50 @@ class SelfPlayVectorEnv:
             )
 
     def _deal(self, i: int, seed: int | None) -> None:
-        """The compiled loop: game ``i``'s next Duel, seeded as :meth:`DuelEnv.reset` seeds it."""
+        """The compiled loop: game ``i``'s next game, seeded as the AEC environment's ``reset``
+        seeds it (a Duel's stacks now; Head to Head's when its draft ends, :meth:`_laying`)."""
         rng = self._rngs[i]
         if seed is not None or rng is None:
             rng, _ = seeding.np_random(seed)
             self._rngs[i] = rng
         game_seed = int(rng.integers(2**31))
         self._game_seed[i] = game_seed
-        encoder = self.envs[0].encoder
-        deal = _deal_arguments(encoder, self._tileset, game_seed, self._tile_values, doubles=True)
+        if self.mode == "duel":
+            deal = _deal_arguments(
+                self.envs[0].encoder, self._tileset, game_seed, self._tile_values, doubles=True
+            )
+        else:
+            none = np.zeros(0, dtype=np.int32)
+            deal = (none, [], np.zeros(0, dtype=np.float32), none, none)
         self._batch.deal(i, (PlayArea(), PlayArea()), *deal)
+
+    def _laying(self, i: int, owned0: tuple[int, ...], owned1: tuple[int, ...]) -> tuple[Any, Any]:
+        """Head to Head, game ``i``'s draft over: each player's tiles and flag tiles shuffled into a
+        task stack and a landscape stack as :class:`HeadToHeadState` shuffles them (one generator
+        from the game's seed, player 1's stacks first), for the C loop."""
+        tiles = self._tileset.tiles
+        encoder = self.envs[0].encoder
+        rng = random.Random(int(self._game_seed[i]))
+        out = []
+        for p, owned in enumerate((owned0, owned1)):
+            mine = sorted([*owned, self._flags[0][p], self._flags[1][p]])
+            tasks = [t for t in mine if tiles[t].is_task]
+            landscapes = [t for t in mine if not tiles[t].is_task]
+            rng.shuffle(tasks)
+            rng.shuffle(landscapes)
+            specs = [TaskSpec(str(tiles[t].task), int(tiles[t].value or 0)) for t in tasks]  # printed
+            known = self._tile_values
+            rows = []
+            for t, spec in zip(tasks, specs, strict=True):
+                row = known.get((t, spec))
+                if row is None:
+                    row = known[(t, spec)] = np.array(
+                        encoder.tile_table(Revealed(t, tiles[t], spec)), dtype=np.float32
+                    )
+                rows.append(row)
+            fills = np.array(rows, dtype=np.float32).reshape(len(specs), -1)
+            out.append((np.array(tasks, dtype=np.int32), specs, fills, np.array(landscapes, dtype=np.int32)))
+        return out[0], out[1]
 
     def _read(self, i: int) -> None:
         env = self.envs[i]
