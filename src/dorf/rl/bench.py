@@ -17,7 +17,7 @@ is the longest of the workers' loops.  A short warm-up (a few calls) comes befor
 
 ``--mode duel`` or ``--mode head-to-head`` times the two-seat batch instead,
 :class:`~dorf.rl.vector.SelfPlayVectorEnv` (one layout, the full planes; random legal actions for
-the seat to act; the Duel's compiled loop where it is built, Head to Head's Python loop), then
+the seat to act; the compiled loop where it is built), then
 one PettingZoo environment of that game (:mod:`dorf.rl.aec`) stepped alone the same way.
 """
 
@@ -198,7 +198,7 @@ def run_vector_bench(
         "measure": "vector",
         "mode": mode,
         "backend": backend(),
-        # the loop the batch chose (Head to Head's is a Python loop)
+        # the loop the batch chose
         "loop": CoopVectorEnv(1, radius=2, loop=loop).loop
         if mode == "coop"
         else SelfPlayVectorEnv(mode, 1, radius=4, loop=loop).loop,
