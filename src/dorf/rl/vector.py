@@ -652,10 +652,10 @@ class SelfPlayVectorEnv:
         self.num_envs = num_envs
         self.agents = AGENTS
         # The Python loop's games; the compiled loop keeps one for its spaces and encoder.
-        self.envs = [
+        self._envs = [
             kinds[mode](radius=radius, reward=reward) for _ in range(num_envs if loop == "python" else 1)
         ]
-        first = self.envs[0]
+        first = self._envs[0]
         self.single_observation_space: spaces.Space[Any] = first.observation_spaces[AGENTS[0]]["observation"]
         self.single_action_space = spaces.Discrete(first.action_spaces[AGENTS[0]].n)
         actions = int(self.single_action_space.n)
@@ -726,7 +726,7 @@ class SelfPlayVectorEnv:
             if self._batch is not None:
                 self._deal(i, seeds[i])
             else:
-                self.envs[i].reset(seed=seeds[i])
+                self._envs[i].reset(seed=seeds[i])
                 self._read(i)
         self._rewards[:] = 0.0
         self._terminated[:] = self._truncated[:] = self._autoreset[:] = False
@@ -743,7 +743,7 @@ class SelfPlayVectorEnv:
                 self._deal(i, None)  # the step below leaves it as dealt (and clears the flag)
             self._batch.step(chosen)
             return self._obs, self._rewards, self._terminated, self._truncated, self._infos()
-        for i, env in enumerate(self.envs):
+        for i, env in enumerate(self._envs):
             if self._autoreset[i]:
                 env.reset()
                 self._rewards[i] = 0.0
@@ -781,7 +781,7 @@ class SelfPlayVectorEnv:
         self._game_seed[i] = game_seed
         if self.mode == "duel":
             deal = _deal_arguments(
-                self.envs[0].encoder, self._tileset, game_seed, self._tile_values, doubles=True
+                self._envs[0].encoder, self._tileset, game_seed, self._tile_values, doubles=True
             )
         else:
             none = np.zeros(0, dtype=np.int32)
@@ -793,7 +793,7 @@ class SelfPlayVectorEnv:
         task stack and a landscape stack as :class:`HeadToHeadState` shuffles them (one generator
         from the game's seed, player 1's stacks first), for the C loop."""
         tiles = self._tileset.tiles
-        encoder = self.envs[0].encoder
+        encoder = self._envs[0].encoder
         rng = random.Random(int(self._game_seed[i]))
         out = []
         for p, owned in enumerate((owned0, owned1)):
@@ -817,7 +817,7 @@ class SelfPlayVectorEnv:
         return out[0], out[1]
 
     def _read(self, i: int) -> None:
-        env = self.envs[i]
+        env = self._envs[i]
         agent = env.agent_selection
         env.observe_into(agent, self._obs[i], self._masks[i])
         over = env.terminations[agent] or env.truncations[agent]
@@ -849,5 +849,5 @@ class SelfPlayVectorEnv:
         return out
 
     def close(self) -> None:
-        for env in self.envs:
+        for env in self._envs:
             env.close()
