@@ -15,6 +15,7 @@ class Batch:
         table: tuple[Any, ...],
         engine: tuple[Any, ...],
         api: object | None,
+        duel: tuple[Any, ...] | None = None,
         /,
     ) -> None: ...
     def deal(
