@@ -74,6 +74,7 @@ def test_the_vector_bench_times_the_batch_of_the_mode_then_one_environment(mode:
     assert all(row["steps"] >= 20 and row["steps_per_cpu_s"] > 0 for row in figures["rows"])
 
 
+@pytest.mark.slow  # a dorf process (run_vector_bench's own test above stays in the quick tier)
 def test_dorf_bench_vector_reads_the_mode() -> None:
     done = dorf("bench", "--measure", "vector", "--mode", "duel", "--envs", "2", "--steps", "20")
     assert done.returncode == 0, done.stderr

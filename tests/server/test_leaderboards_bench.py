@@ -9,6 +9,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from dorf.lab import leaderboards
 from dorf.lab.leaderboards import MODES, Options, bench
 from dorf.server.players.ratings import grown
@@ -16,6 +18,7 @@ from dorf.server.storage.base import StoredRating
 from dorf.server.storage.daily import LEADER_GAMES, LEADER_RD
 
 
+@pytest.mark.slow  # a benchmark run, if a tiny one
 def test_the_benchmark_at_a_tiny_size(tmp_path: Path) -> None:
     db = tmp_path / "bench.sqlite3"
     lines: list[str] = []
