@@ -38,6 +38,7 @@
 static const int DELTA[6] = {-SPAN, -SPAN + 1, 1, SPAN, SPAN - 1, -1};
 static const char LETTERS[] = "FGVMRTLPX";
 static const char FLAGS[] = "FGVX";
+#define X_LETTER 8 /* the multicoloured flag edge's place in LETTERS */
 
 /* A cell with legal moves and the bits of their rotations (the core's legal_cells). */
 typedef struct {
@@ -969,9 +970,10 @@ mark_tile(Batch *self, Side *e, float *blk, int cell, int tile, int rot)
     return index >= 0;
 }
 
-/* The size of the `letter` group through cell in an area (area.figures), or -1 on an error. */
-static long
-group_size(PyObject *area, int cell, PyObject *letter)
+/* The size and open edges of the `letter` group through cell in an area (area.figures): 0, or
+   -1 on an error. */
+static int
+group_figures(PyObject *area, int cell, PyObject *letter, long *size, long *open)
 {
     PyObject *pycell = PyLong_FromLong(cell);
     if (pycell == NULL)
@@ -985,9 +987,18 @@ group_size(PyObject *area, int cell, PyObject *letter)
         PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
         return -1;
     }
-    long size = PyLong_AsLong(PyTuple_GET_ITEM(f, 0));
+    *size = PyLong_AsLong(PyTuple_GET_ITEM(f, 0));
+    *open = PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
     Py_DECREF(f);
-    return size;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The size of the `letter` group through cell in an area, or -1 on an error. */
+static long
+group_size(PyObject *area, int cell, PyObject *letter)
+{
+    long size, open;
+    return group_figures(area, cell, letter, &size, &open) < 0 ? -1 : size;
 }
 
 /* How far an open task has come, divided by 10 (dorf.rl.planes._task_size): its group's size for
@@ -1236,21 +1247,8 @@ h2h_score(Batch *self, Side *e, long tb[5])
         return -1;
     long flags = 0;
     for (int k = 0; k < e->nx; k++) { /* each multicoloured flag edge scores its closed territory */
-        PyObject *pycell = PyLong_FromLong(e->xcells[k]);
-        if (pycell == NULL)
-            return -1;
-        PyObject *f = PyObject_CallMethodObjArgs(e->area, s_figures, pycell, self->x_letter, NULL);
-        Py_DECREF(pycell);
-        if (f == NULL)
-            return -1;
-        if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_TypeError, "figures: a (size, open) pair expected");
-            return -1;
-        }
-        long size = PyLong_AsLong(PyTuple_GET_ITEM(f, 0)), open = PyLong_AsLong(PyTuple_GET_ITEM(f, 1));
-        Py_DECREF(f);
-        if (PyErr_Occurred())
+        long size, open;
+        if (group_figures(e->area, e->xcells[k], self->x_letter, &size, &open) < 0)
             return -1;
         if (open == 0)
             flags += size;
@@ -1423,13 +1421,12 @@ draft_mask(Batch *self, int i)
     return e->npool;
 }
 
-/* Head to Head: a tile taken by player p in the draft. */
+/* Head to Head: a tile of player p's (in their stacks, unseen) that no longer lies open. */
 static void
-take_tile(Batch *self, Env *e, int p, int tile)
+count_tile(Batch *self, Env *e, int p, int tile)
 {
     e->pool[tile] = 0;
     e->npool--;
-    e->owned[p][e->nowned[p]++] = tile;
     Flow *f = &e->flow[p];
     if (self->is_task[tile])
         f->ntasks++;
@@ -1439,6 +1436,14 @@ take_tile(Batch *self, Env *e, int p, int tile)
     for (int k = 0; k < LETTER_COUNT; k++)
         if (letters & (1 << k))
             f->unseen[k]++;
+}
+
+/* Head to Head: a tile taken by player p in the draft. */
+static void
+take_tile(Batch *self, Env *e, int p, int tile)
+{
+    count_tile(self, e, p, tile);
+    e->owned[p][e->nowned[p]++] = tile;
 }
 
 static void plan_h2h(Batch *self, int i);
@@ -1510,11 +1515,8 @@ Batch_deal(Batch *self, PyObject *args)
             memset(f->unseen, 0, sizeof f->unseen);
             f->ntasks = f->nlands = 0; /* the draft's counts (the stacks are made when it ends) */
             e->nowned[p] = 0;
-            for (int k = 0; k < 2; k++) {
-                int tile = self->flag_tiles[p][k];
-                take_tile(self, e, p, tile);
-                e->nowned[p]--; /* a flag tile is the player's, not taken in the draft */
-            }
+            for (int k = 0; k < 2; k++) /* a flag tile is the player's, not taken in the draft */
+                count_tile(self, e, p, self->flag_tiles[p][k]);
         }
         for (int k = 0; k < 3; k++) { /* the id planes are written by write_ids only */
             written[self->id_slots[k]] = 0.0f;
@@ -1544,6 +1546,39 @@ Batch_deal(Batch *self, PyObject *args)
     if (self->to_play != NULL)
         self->to_play[i] = e->over ? -1 : e->acting;
     Py_RETURN_NONE;
+}
+
+/* Game i's end flags after a step: over by the rules, or cut short with no move inside the
+   window (inside: its next mask's moves there); either way dealt again at the next step. */
+static inline void
+end_flags(Batch *self, int i, int inside)
+{
+    int over = self->envs[i].over;
+    self->terminated[i] = (unsigned char)over;
+    self->truncated[i] = (unsigned char)(!over && inside == 0);
+    self->autoreset[i] = self->terminated[i] | self->truncated[i];
+}
+
+/* The two-player games: game i's end flags, seat to act and both players' rewards after player p's
+   decision, which gained `gain` points (inside: its next mask's moves inside the window; winner:
+   the winner once over for the win reward, -1 for none or a shared victory). */
+static void
+end_two_player_step(Batch *self, int i, int p, int inside, long gain, int winner)
+{
+    end_flags(self, i, inside);
+    self->to_play[i] = self->autoreset[i] ? -1 : self->envs[i].acting;
+    double *reward = self->rewards + 2 * i;
+    reward[p] = reward[1 - p] = 0.0;
+    if (self->reward_kind == 0)
+        reward[p] = (double)gain;
+    else if (self->reward_kind == 1) {
+        reward[p] = (double)gain;
+        reward[1 - p] = (double)-gain;
+    }
+    else if (winner >= 0) {
+        reward[winner] = 1.0;
+        reward[1 - winner] = -1.0;
+    }
 }
 
 /* Place tile at (cell, rot) with its task spec in an area (area.push); 0, or -1 on an error. */
@@ -1670,10 +1705,7 @@ h2h_step(Batch *self, int i, int a)
         if (push(self, side, tile, cell, rot, f->spec_pos >= 0 ? f->specs[f->spec_pos] : Py_None) < 0)
             return -1;
         f->placed++;
-        const char *face = PyUnicode_AsUTF8(PyTuple_GET_ITEM(self->faces, tile));
-        if (face == NULL)
-            return -1;
-        if (strchr(face, 'X') != NULL)
+        if (self->letter_mask[tile] & (1 << X_LETTER))
             side->xcells[side->nx++] = cell;
         int pending = !e->flow[q].over && f->placed > e->flow[q].placed;
         if (pending) { /* q places next, seeing p's area as it was before this tile */
@@ -1717,32 +1749,17 @@ h2h_step(Batch *self, int i, int a)
     write_pending(self);
     plan_h2h(self, i);
     write_ids(self, i, e->phase == 0 || e->flow[0].placed + e->flow[1].placed == 0);
-    self->terminated[i] = (unsigned char)e->over;
-    self->truncated[i] = (unsigned char)(!e->over && inside == 0);
-    self->autoreset[i] = self->terminated[i] | self->truncated[i];
-    self->to_play[i] = self->autoreset[i] ? -1 : e->acting;
-    double *reward = self->rewards + 2 * i;
-    reward[p] = reward[1 - p] = 0.0;
-    if (self->reward_kind == 0)
-        reward[p] = (double)gain;
-    else if (self->reward_kind == 1) {
-        reward[p] = (double)gain;
-        reward[1 - p] = (double)-gain;
-    }
-    else if (e->over) {
+    int winner = -1;
+    if (self->reward_kind == 2 && e->over) { /* by total, then the tie-breakers of rule 21 */
         long tb[2][5];
         for (int k = 0; k < 2; k++)
             if (h2h_score(self, &e->side[k], tb[k]) < 0)
                 return -1;
-        int winner = -1;
         for (int k = 0; k < 5 && winner < 0; k++)
             if (tb[0][k] != tb[1][k])
                 winner = tb[0][k] > tb[1][k] ? 0 : 1;
-        if (winner >= 0) {
-            reward[winner] = 1.0;
-            reward[1 - winner] = -1.0;
-        }
     }
+    end_two_player_step(self, i, p, inside, gain, winner);
     return 0;
 }
 
@@ -1836,29 +1853,15 @@ Batch_step(Batch *self, PyObject *arg)
         long gain = score - side->score;
         side->score = score;
         self->turn[i] = e->flow[0].turns;
-        self->terminated[i] = (unsigned char)e->over;
-        self->truncated[i] = (unsigned char)(!e->over && inside == 0);
-        self->autoreset[i] = self->terminated[i] | self->truncated[i];
         if (self->seats == 1) {
+            end_flags(self, i, inside);
             self->rewards[i] = (double)gain;
             self->score[i] = score;
             continue;
         }
         self->score[2 * i + p] = score;
-        self->to_play[i] = self->autoreset[i] ? -1 : e->acting;
-        double *reward = self->rewards + 2 * i;
-        reward[p] = reward[1 - p] = 0.0;
-        if (self->reward_kind == 0)
-            reward[p] = (double)gain;
-        else if (self->reward_kind == 1) {
-            reward[p] = (double)gain;
-            reward[1 - p] = (double)-gain;
-        }
-        else if (e->over && e->side[0].score != e->side[1].score) {
-            int winner = e->side[0].score > e->side[1].score ? 0 : 1;
-            reward[winner] = 1.0;
-            reward[1 - winner] = -1.0;
-        }
+        long s0 = e->side[0].score, s1 = e->side[1].score;
+        end_two_player_step(self, i, p, inside, gain, e->over && s0 != s1 ? (s0 > s1 ? 0 : 1) : -1);
     }
     write_pending(self);
     PyBuffer_Release(&b);

@@ -441,12 +441,8 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
         return self._returns()
 
     def _check_legal(self, chosen: npt.NDArray[np.int64]) -> None:
-        actions = self.window.actions
-        inside = (chosen >= 0) & (chosen < actions)
-        legal = self._masks[np.arange(self.num_envs), np.where(inside, chosen, 0)].astype(bool) & inside
-        bad = np.flatnonzero(~legal & ~self._autoreset)
-        if len(bad):
-            i = int(bad[0])
+        i = _first_illegal(self._masks, chosen, self._autoreset)
+        if i is not None:
             raise ValueError(
                 f"action {chosen[i]} of environment {i} is not legal now (see infos['action_mask'])"
             )
@@ -556,21 +552,39 @@ class CoopVectorEnv(gym.vector.VectorEnv[Any, Any, Any]):
     def sample_actions(self, rng: np.random.Generator) -> npt.NDArray[np.int64]:
         """One legal action per game, uniformly among its mask (0 where the mask is empty: a game
         that resets at this step ignores its action), drawn with one uniform number per game."""
-        uniforms = rng.random(self.num_envs)
-        out = np.zeros(self.num_envs, dtype=np.int64)
-        if _compiled is not None:
-            _compiled.sample(self._masks, uniforms, out)
-            return out
-        marked = self._masks.astype(bool)
-        counts = marked.sum(axis=1)
-        for i in np.flatnonzero(counts).tolist():
-            k = min(int(uniforms[i] * counts[i]), int(counts[i]) - 1)
-            out[i] = np.flatnonzero(marked[i])[k]
-        return out
+        return _sample(self._masks, rng)
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now, as booleans, ``(num_envs, actions)``."""
         return self._masks.astype(bool)
+
+
+def _first_illegal(
+    masks: npt.NDArray[np.int8], chosen: npt.NDArray[np.int64], skipped: npt.NDArray[np.bool_]
+) -> int | None:
+    """The first game whose chosen action its mask does not mark (the ``skipped`` games, dealt
+    again at this step, ignore theirs), or None."""
+    inside = (chosen >= 0) & (chosen < masks.shape[1])
+    legal = masks[np.arange(len(chosen)), np.where(inside, chosen, 0)].astype(bool) & inside
+    bad = np.flatnonzero(~legal & ~skipped)
+    return int(bad[0]) if len(bad) else None
+
+
+def _sample(masks: npt.NDArray[np.int8], rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """One marked action per row of ``masks``, uniformly, drawn with one uniform number a row (0
+    where a row marks none): the compiled sampler where it is built."""
+    n = len(masks)
+    uniforms = rng.random(n)
+    out = np.zeros(n, dtype=np.int64)
+    if _compiled is not None:
+        _compiled.sample(masks, uniforms, out)
+        return out
+    marked = masks.astype(bool)
+    counts = marked.sum(axis=1)
+    for i in np.flatnonzero(counts).tolist():
+        k = min(int(uniforms[i] * counts[i]), int(counts[i]) - 1)
+        out[i] = np.flatnonzero(marked[i])[k]
+    return out
 
 
 def _zeros(shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
@@ -759,12 +773,8 @@ class SelfPlayVectorEnv:
 
     def _check_legal(self, chosen: npt.NDArray[np.int64]) -> None:
         """Refuse the step, before any game moves, if an action of a game that plays is not legal."""
-        actions = self._masks.shape[1]
-        inside = (chosen >= 0) & (chosen < actions)
-        legal = self._masks[np.arange(self.num_envs), np.where(inside, chosen, 0)].astype(bool) & inside
-        bad = np.flatnonzero(~legal & ~self._autoreset)
-        if len(bad):
-            i = int(bad[0])
+        i = _first_illegal(self._masks, chosen, self._autoreset)
+        if i is not None:
             agent = self.agents[max(int(self._to_play[i]), 0)]
             raise ValueError(
                 f"action {chosen[i]} is not legal for {agent} now in environment {i} (see its action_mask)"
@@ -837,16 +847,7 @@ class SelfPlayVectorEnv:
     def sample_actions(self, rng: np.random.Generator) -> npt.NDArray[np.int64]:
         """One legal action per game for the seat to act, uniformly (0 where none is legal), drawn
         with one uniform number per game."""
-        out = np.zeros(self.num_envs, dtype=np.int64)
-        uniforms = rng.random(self.num_envs)
-        if _compiled is not None:
-            _compiled.sample(self._masks, uniforms, out)
-            return out
-        for i in range(self.num_envs):
-            legal = np.flatnonzero(self._masks[i])
-            if len(legal):
-                out[i] = legal[min(int(uniforms[i] * len(legal)), len(legal) - 1)]
-        return out
+        return _sample(self._masks, rng)
 
     def close(self) -> None:
         for env in self._envs:
