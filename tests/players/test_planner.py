@@ -82,6 +82,37 @@ def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> N
                 assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
 
 
+def test_the_rollout_policy_weighs_the_cells_next_to_open_tasks_of_its_terrain_and_closing_flags() -> None:
+    planner = PlannerPlayer(1)
+    blind = PlannerPlayer(1, task_aware=False)
+    for seed in range(3):
+        state = CoopGame(seed=seed).new_state()
+        rng = random.Random(seed)
+        while not state.is_over:
+            options = state.legal_placements()
+            state.play(options[rng.randrange(len(options))])
+            if state.is_over:
+                break
+            area = state.area
+            face = state.view().to_place.tile.face
+            flags = flags_of(area)
+            wanted: set[int] = set()
+            for task in area.tasks:
+                if task.status is OPEN:
+                    for letter in set(task.spec.letters) & set(face):
+                        wanted |= _reference_open_cells(area, task.cell, letter)
+            for cell, letter in flags:
+                if 0 < area.figures(cell, letter)[1] <= 3:
+                    wanted |= _reference_open_cells(area, cell, letter)
+            assert planner.targets(area, face, flags) == wanted
+            assert blind.targets(area, face, flags) == set()
+            moves = area.legal_moves(face)
+            shortlist = planner.shortlisted(area, face, moves, flags, random.Random(seed))
+            assert {move for _, move in shortlist} <= set(moves)
+            near = [move for _, move in shortlist[planner.shortlist :]]
+            assert all(cell in wanted for cell, _ in near)  # past the best by contacts: targets only
+
+
 def test_fits_knows_which_cells_a_tile_can_fill() -> None:
     fits = Fits(["RMMRMM", "FFFFFF"])
     assert fits.takers("......") == 2

@@ -430,6 +430,42 @@ class PlannerPlayer:
             area.pop()
         return value
 
+    def targets(self, area: PlayArea, face: str, flags: list[tuple[int, str]]) -> set[int]:
+        """The empty cells the rollout policy weighs beside its best by edge contacts: those next to
+        the group of an open task that the face shows the terrain of, and those next to a flag
+        territory with :data:`FLAG_CLOSING` open edges or fewer."""
+        targets: set[int] = set()
+        if self.task_aware:
+            for open_task in area.tasks:
+                if open_task.status is OPEN:
+                    for letter in open_task.spec.letters:
+                        if letter in face:
+                            targets.update(area.open_cells(open_task.cell, letter))
+            if self.flag_aware:
+                figures = area.figures
+                for cell, letter in flags:
+                    if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
+                        targets.update(area.open_cells(cell, letter))
+        return targets
+
+    def shortlisted(
+        self, area: PlayArea, face: str, moves: list[Move], flags: list[tuple[int, str]], rng: random.Random
+    ) -> list[tuple[float, Move]]:
+        """The moves the rollout policy values: the best :attr:`shortlist` by edge contacts plus a
+        little noise, then as many more of the rest reaching a :meth:`targets` cell, each in that
+        order (:meth:`PlayArea.contact_values`), with their edges' worth."""
+        ev = self.evaluator
+        noise = rng.random
+        return area.contact_values(
+            face,
+            moves,
+            ev.joined_edge,
+            ev.mismatched_edge,
+            [noise() for _ in moves],
+            self.shortlist,
+            self.targets(area, face, flags),
+        )
+
     def policy(
         self,
         area: PlayArea,
@@ -446,25 +482,7 @@ class PlannerPlayer:
         """The rollout's move: the best by quick evaluation among the best few by edge contacts."""
         ev = self.evaluator
         face = tile.face
-        noise = rng.random
-        targets: set[int] = set()
-        if self.task_aware:
-            for open_task in area.tasks:
-                if open_task.status is OPEN:
-                    for letter in open_task.spec.letters:
-                        if letter in face:
-                            targets.update(area.open_cells(open_task.cell, letter))
-            if self.flag_aware:
-                figures = area.figures
-                for cell, letter in flags:
-                    if 0 < figures(cell, letter)[1] <= FLAG_CLOSING:
-                        targets.update(area.open_cells(cell, letter))
-        # The best few moves by edge contacts plus a little noise, then as many more of the rest
-        # reaching a target cell, each in that order (PlayArea.contact_values).
-        size = self.shortlist
-        shortlist = area.contact_values(
-            face, moves, ev.joined_edge, ev.mismatched_edge, [noise() for _ in moves], size, targets
-        )
+        shortlist = self.shortlisted(area, face, moves, flags, rng)
         flag = tile.flag
         if flag is not None:
             flags = [*flags, (-1, flag)]

@@ -1,0 +1,254 @@
+"""The planner with a stronger rollout policy: a research trial (docs/players.md).
+
+    .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
+        [--depth N] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl] [--against BASE.jsonl]
+    .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
+        [--frontier] [--shortlist N] [--games 200]
+
+The planner's rollouts place each tile by a fast policy: the best few placements by their edge
+contacts (and those that reach an open task or a flag territory near closing) valued with the
+quick evaluation. ``full`` re-values the best ``--recheck`` of those (2) with the planner's full
+evaluation, the look at which cells a tile can still enter included (without the scan of the
+whole frontier unless ``--frontier``): a stronger policy at about twice the cost. ``hybrid`` does
+so for the first ``--full-steps`` tiles of a rollout (4) only.
+
+Without ``--alone`` it plays solo games of the planner with that policy at ``--futures`` futures
+a placement and ``--depth`` tiles a rollout (default: the planner's 16; more than the game has
+left plays every rollout to the end, valued by the exact score), each player seeded as
+``dorf simulate`` seeds it (``player_seed(game seed, 0)``), so ``--policy fast`` plays
+``dorf simulate --player planner:FUTURES``'s games; one JSON line a game (its total and the CPU
+time a move), and with ``--against`` the mean difference game for game from another run's lines
+and its standard error. With ``--alone`` the rollout policy itself plays whole games (no
+look-ahead), which says how strong each policy is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import statistics
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from dorf.games.coop import CoopGame
+from dorf.lab.simulate import player_seed
+from dorf.players.planner import Move, PlannerPlayer, position_of
+from dorf.rules.area import Placement, placements_of
+
+
+class FullRollouts(PlannerPlayer):
+    """The planner whose rollout policy re-values its best ``recheck`` placements (by the quick
+    evaluation) with the full evaluation."""
+
+    def __init__(self, seed: int = 0, *, recheck: int = 2, frontier: bool = False, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.recheck = recheck
+        self.frontier = frontier
+
+    def policy(self, area, tile, task, moves, flags, left, tasks_left, supply, fits, rng):  # type: ignore[no-untyped-def]
+        ev = self.evaluator
+        face = tile.face
+        shortlist = self.shortlisted(area, face, moves, flags, rng)
+        flag = tile.flag
+        if flag is not None:
+            flags = [*flags, (-1, flag)]
+        ledger = ev.task_ledger(area) if task is None else None
+        scored = []
+        for gain, (cell, k) in shortlist:
+            area.push(face, cell, k, flag=flag, task=task)
+            if flag is not None:
+                flags[-1] = (cell, flag)
+            value = ev.quick(area, flags, left, tasks_left, supply, None if area.last_changes() else ledger)
+            area.pop()
+            scored.append((value + gain, gain, cell, k))
+        scored.sort(key=lambda item: -item[0])
+        best = scored[0]
+        if self.recheck > 1 and len(scored) > 1:
+            rechecked = []
+            for _, gain, cell, k in scored[: self.recheck]:
+                area.push(face, cell, k, flag=flag, task=task)
+                if flag is not None:
+                    flags[-1] = (cell, flag)
+                value = ev.value(area, flags, left, tasks_left, supply, fits, self.frontier)
+                area.pop()
+                rechecked.append((value + gain, gain, cell, k))
+            best = max(rechecked, key=lambda item: item[0])
+        return best[1], (best[2], best[3])
+
+
+class EdgeWeighedRollouts(PlannerPlayer):
+    """The planner whose rollouts' ends count the edges joined and mismatched on the way times
+    ``edges`` (the planner counts them once; 0: the candidate's own edges only)."""
+
+    def __init__(self, seed: int = 0, *, edges: float = 0.0, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.edges = edges
+
+    def policy(self, *args: Any) -> tuple[float, Move]:
+        gain, move = super().policy(*args)
+        return self.edges * gain, move
+
+
+class HybridRollouts(FullRollouts):
+    """:class:`FullRollouts`' policy for the first ``full_steps`` tiles of a rollout, the fast one
+    after."""
+
+    def __init__(self, seed: int = 0, *, full_steps: int = 4, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.full_steps = full_steps
+        self._step = 0
+
+    def rollout(self, *args: Any, **kwargs: Any) -> float:
+        self._step = 0
+        return super().rollout(*args, **kwargs)
+
+    def policy(self, *args: Any) -> tuple[float, Move]:
+        self._step += 1
+        if self._step <= self.full_steps:
+            return FullRollouts.policy(self, *args)
+        return PlannerPlayer.policy(self, *args)
+
+
+def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
+    if options["edges"] != 1:
+        return EdgeWeighedRollouts(
+            seed,
+            iterations=options["futures"],
+            depth=options["depth"],
+            shortlist=options["shortlist"],
+            edges=options["edges"],
+        )
+    if policy == "fast":
+        return PlannerPlayer(
+            seed, iterations=options["futures"], depth=options["depth"], shortlist=options["shortlist"]
+        )
+    common = dict(
+        iterations=options["futures"],
+        depth=options["depth"],
+        shortlist=options["shortlist"],
+        recheck=options["recheck"],
+        frontier=options["frontier"],
+    )
+    if policy == "full":
+        return FullRollouts(seed, **common)
+    return HybridRollouts(seed, full_steps=options["full_steps"], **common)
+
+
+def play(job: tuple[int, str, dict[str, Any]]) -> dict[str, Any]:
+    """One solo game of the planner with that rollout policy."""
+    game_seed, policy, options = job
+    player = make(policy, player_seed(game_seed, 0), options)
+    state = CoopGame(seed=game_seed).new_state()
+    times = []
+    while not state.is_over:
+        started = time.process_time()
+        decision = player.choose(state.view())
+        times.append(time.process_time() - started)
+        state.play(decision)
+    return {
+        "seed": game_seed,
+        "total": state.score().total,
+        "cpu_a_move": sum(times) / len(times),
+        "slowest": max(times),
+        "policy": policy,
+        **options,
+    }
+
+
+def alone(game_seed: int, policy: str, options: dict[str, Any]) -> tuple[int, float, int]:
+    """One solo game played by the rollout policy itself, on the real tiles: its total, the CPU
+    time of the policy's choices and their number."""
+    player = make(policy, game_seed, options)
+    rng = random.Random(game_seed)
+    state = CoopGame(seed=game_seed).new_state()
+    cpu, moves = 0.0, 0
+    while not state.is_over:
+        position = position_of(state.view())
+        player.evaluator = player.evaluator_for(position.mode)
+        area = position.area
+        tile: Any = SimpleNamespace(face=position.face, flag=position.flag)
+        legal = area.legal_moves(position.face, position.task)
+        started = time.process_time()
+        _, move = player.policy(
+            area,
+            tile,
+            position.task,
+            legal,
+            position.flags,
+            position.landscapes_left,
+            position.tasks_left,
+            position.supply,
+            position.fits,
+            rng,
+        )
+        cpu += time.process_time() - started
+        moves += 1
+        decision: Placement = placements_of([move])[0]
+        state.play(decision)
+    return state.score().total, cpu, moves
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--policy", choices=("fast", "full", "hybrid"), default="full")
+    parser.add_argument("--futures", type=int, default=24)
+    parser.add_argument("--depth", type=int, default=None, help="tiles a rollout plays (default: 16)")
+    parser.add_argument("--shortlist", type=int, default=4)
+    parser.add_argument(
+        "--edges", type=float, default=1.0, help="the weight of the rollout's edges at its end (fast policy)"
+    )
+    parser.add_argument("--recheck", type=int, default=2)
+    parser.add_argument("--frontier", action="store_true")
+    parser.add_argument("--full-steps", type=int, default=4)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--alone", action="store_true")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--against", default=None)
+    args = parser.parse_args()
+    options = {
+        "futures": args.futures,
+        "depth": args.depth,
+        "shortlist": args.shortlist,
+        "edges": args.edges,
+        "recheck": args.recheck,
+        "frontier": args.frontier,
+        "full_steps": args.full_steps,
+    }
+    seeds = range(args.seed, args.seed + args.games)
+    if args.alone:
+        games = [alone(s, args.policy, options) for s in seeds]
+        totals = [total for total, _, _ in games]
+        each = 1e6 * sum(cpu for _, cpu, _ in games) / sum(moves for _, _, moves in games)
+        print(
+            f"{args.policy} policy alone, seeds {seeds[0]}-{seeds[-1]}: mean {statistics.mean(totals):.1f}"
+            f" (sd {statistics.stdev(totals):.1f}), {each:.0f} us of CPU a placement"
+        )
+        return
+    lines = []
+    with multiprocessing.Pool(args.workers) as pool, open(args.out or "/dev/null", "w") as out:
+        for line in pool.imap(play, [(s, args.policy, options) for s in seeds]):
+            lines.append(line)
+            text = json.dumps(line)
+            print(text, flush=True)
+            print(text, file=out, flush=True)
+    totals = [line["total"] for line in lines]
+    print(
+        f"mean {statistics.mean(totals):.1f}, CPU a move "
+        f"{statistics.mean(line['cpu_a_move'] for line in lines):.3f} s"
+    )
+    if args.against:
+        with open(args.against) as base_file:
+            base = {line["seed"]: line["total"] for line in map(json.loads, base_file)}
+        diffs = [line["total"] - base[line["seed"]] for line in lines if line["seed"] in base]
+        se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
+        mean = statistics.mean(diffs)
+        print(f"against {args.against}: {mean:+.2f} (standard error {se:.2f}) over {len(diffs)} games")
+
+
+if __name__ == "__main__":
+    main()
