@@ -6,10 +6,11 @@ import json
 import math
 import random
 import re
+from collections.abc import Iterator
 
 import pytest
 
-from dorf.games.coop import CoopGame
+from dorf.games.coop import CoopGame, CoopState
 from dorf.games.duel import DuelGame
 from dorf.games.headtohead import DRAFT, HeadToHeadGame
 from dorf.players import evaluation, make_player
@@ -55,18 +56,24 @@ def _reference_open_cells(area: PlayArea, cell: int, letter: str) -> set[int]:
     return out
 
 
-def test_open_cells_are_the_empty_cells_next_to_the_group_in_random_cooperative_games() -> None:
-    for seed in range(3):
+def _random_coop_games(seeds: int = 3) -> Iterator[CoopState]:
+    """The states of seeded cooperative games of random placements, after every placement."""
+    for seed in range(seeds):
         state = CoopGame(seed=seed).new_state()
         rng = random.Random(seed)
         while not state.is_over:
             options = state.legal_placements()
             state.play(options[rng.randrange(len(options))])
-            area = state.area
-            for tile in area.placed[-6:]:
-                for letter in set(tile.face) & set("FGVRT"):
-                    cell = cell_of(*tile.at)
-                    assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
+            yield state
+
+
+def test_open_cells_are_the_empty_cells_next_to_the_group_in_random_cooperative_games() -> None:
+    for state in _random_coop_games():
+        area = state.area
+        for tile in area.placed[-6:]:
+            for letter in set(tile.face) & set("FGVRT"):
+                cell = cell_of(*tile.at)
+                assert set(area.open_cells(cell, letter)) == _reference_open_cells(area, cell, letter)
 
 
 def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> None:
@@ -85,32 +92,28 @@ def test_open_cells_of_a_multicoloured_flag_follow_the_territory_it_meets() -> N
 def test_the_rollout_policy_weighs_the_cells_next_to_open_tasks_of_its_terrain_and_closing_flags() -> None:
     planner = PlannerPlayer(1)
     blind = PlannerPlayer(1, task_aware=False)
-    for seed in range(3):
-        state = CoopGame(seed=seed).new_state()
-        rng = random.Random(seed)
-        while not state.is_over:
-            options = state.legal_placements()
-            state.play(options[rng.randrange(len(options))])
-            if state.is_over:
-                break
-            area = state.area
-            face = state.view().to_place.tile.face
-            flags = flags_of(area)
-            wanted: set[int] = set()
-            for task in area.tasks:
-                if task.status is OPEN:
-                    for letter in set(task.spec.letters) & set(face):
-                        wanted |= _reference_open_cells(area, task.cell, letter)
-            for cell, letter in flags:
-                if 0 < area.figures(cell, letter)[1] <= 3:
-                    wanted |= _reference_open_cells(area, cell, letter)
-            assert planner.targets(area, face, flags) == wanted
-            assert blind.targets(area, face, flags) == set()
-            moves = area.legal_moves(face)
-            shortlist = planner.shortlisted(area, face, moves, flags, random.Random(seed))
-            assert {move for _, move in shortlist} <= set(moves)
-            near = [move for _, move in shortlist[planner.shortlist :]]
-            assert all(cell in wanted for cell, _ in near)  # past the best by contacts: targets only
+    for state in _random_coop_games():
+        revealed = state.view().to_place
+        if revealed is None:
+            continue
+        area = state.area
+        face = revealed.tile.face
+        flags = flags_of(area)
+        wanted: set[int] = set()
+        for task in area.tasks:
+            if task.status is OPEN:
+                for letter in set(task.spec.letters) & set(face):
+                    wanted |= _reference_open_cells(area, task.cell, letter)
+        for cell, letter in flags:
+            if 0 < area.figures(cell, letter)[1] <= 3:
+                wanted |= _reference_open_cells(area, cell, letter)
+        assert planner.targets(area, face, flags) == wanted
+        assert blind.targets(area, face, flags) == set()
+        moves = area.legal_moves(face)
+        shortlist = planner.shortlisted(area, face, moves, flags, random.Random(len(area.placed)))
+        assert {move for _, move in shortlist} <= set(moves)
+        near = [move for _, move in shortlist[planner.shortlist :]]
+        assert all(cell in wanted for cell, _ in near)  # past the best by contacts: targets only
 
 
 def test_fits_knows_which_cells_a_tile_can_fill() -> None:
