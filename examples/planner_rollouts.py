@@ -113,25 +113,14 @@ class HybridRollouts(FullRollouts):
 
 
 def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
-    if options["edges"] != 1:
-        return EdgeWeighedRollouts(
-            seed,
-            iterations=options["futures"],
-            depth=options["depth"],
-            shortlist=options["shortlist"],
-            edges=options["edges"],
-        )
-    if policy == "fast":
-        return PlannerPlayer(
-            seed, iterations=options["futures"], depth=options["depth"], shortlist=options["shortlist"]
-        )
-    common = dict(
-        iterations=options["futures"],
-        depth=options["depth"],
-        shortlist=options["shortlist"],
-        recheck=options["recheck"],
-        frontier=options["frontier"],
+    common: dict[str, Any] = dict(
+        iterations=options["futures"], depth=options["depth"], shortlist=options["shortlist"]
     )
+    if policy == "fast":
+        if options["edges"] != 1:
+            return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
+        return PlannerPlayer(seed, **common)
+    common.update(recheck=options["recheck"], frontier=options["frontier"])
     if policy == "full":
         return FullRollouts(seed, **common)
     return HybridRollouts(seed, full_steps=options["full_steps"], **common)
@@ -210,6 +199,8 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     parser.add_argument("--against", default=None)
     args = parser.parse_args()
+    if args.edges != 1 and args.policy != "fast":
+        parser.error("--edges weighs the fast policy's rollouts only (--policy fast)")
     options = {
         "futures": args.futures,
         "depth": args.depth,
