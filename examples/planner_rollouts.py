@@ -1,7 +1,8 @@
 """The planner with a stronger rollout policy: a research trial (docs/players.md).
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
-        [--depth N] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl] [--against BASE.jsonl]
+        [--depth N] [--weights FILE.json] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
+        [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
         [--frontier] [--shortlist N] [--games 200]
 
@@ -35,6 +36,7 @@ from typing import Any
 
 from dorf.games.coop import CoopGame
 from dorf.lab.simulate import player_seed
+from dorf.players.evaluation import read_weights
 from dorf.players.planner import Move, PlannerPlayer, position_of
 from dorf.rules.area import Placement, placements_of
 
@@ -116,6 +118,9 @@ def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     common: dict[str, Any] = dict(
         iterations=options["futures"], depth=options["depth"], shortlist=options["shortlist"]
     )
+    if options.get("weights"):
+        with open(options["weights"], encoding="utf-8") as file:
+            common["weights"] = read_weights(file.read())
     if policy == "fast":
         if options["edges"] != 1:
             return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
@@ -192,6 +197,9 @@ def main() -> None:
     parser.add_argument("--recheck", type=int, default=2)
     parser.add_argument("--frontier", action="store_true")
     parser.add_argument("--full-steps", type=int, default=4)
+    parser.add_argument(
+        "--weights", default=None, help="a dorf-weights/1 file for the planner (default: the shipped one)"
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -209,6 +217,7 @@ def main() -> None:
         "recheck": args.recheck,
         "frontier": args.frontier,
         "full_steps": args.full_steps,
+        "weights": args.weights,
     }
     seeds = range(args.seed, args.seed + args.games)
     if args.alone:

@@ -342,11 +342,11 @@ def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
 
 
 def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
-    """planner thinks 96 futures a placement in the cooperative game, 48 in the Duel, 144 in Head to
-    Head (smaller areas: about 0.4 s a placement, docs/players.md); planner:N is N everywhere."""
+    """planner thinks 96 futures a placement in the cooperative game and in Head to Head, 48 in the
+    Duel (docs/players.md); planner:N is N everywhere."""
     default = make_player("planner")
     assert isinstance(default, PlannerPlayer)
-    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [96, 48, 144]
+    assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [96, 48, 128]
     given = make_player("planner:8")
     assert isinstance(given, PlannerPlayer)
     assert [given.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [8, 8, 8]
@@ -355,14 +355,17 @@ def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
 
 
 def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_their_own() -> None:
-    """The futures and depth are the game's own unless given; planner-v2 (12 tiles over 48 futures
-    in the cooperative game) and planner-v1 (8 tiles in every game) keep what they had, at any
-    budget (the hard level is planner-v1:8)."""
+    """The futures and depth are the game's own unless given (16 tiles in the cooperative game and
+    in Head to Head); planner-v2 (12 tiles over 48 futures in the cooperative game, 8 tiles over 144
+    in Head to Head) and planner-v1 (8 tiles in every game) keep what they had, at any budget (the
+    hard level is planner-v1:8)."""
     modes = ("coop", "duel", "head-to-head")
     planner = make_player("planner")
     assert isinstance(planner, PlannerPlayer)
-    assert [planner.depth_for(mode) for mode in modes] == [16, 8, 8]
-    assert [planner.futures_for(mode) for mode in modes] == [96, 48, 144]
+    assert [planner.depth_for(mode) for mode in modes] == [16, 8, 16]
+    assert [planner.futures_for(mode) for mode in modes] == [96, 48, 128]
+    assert [planner.width_for(mode) for mode in modes] == [6, 6, 20]
+    assert [planner.halving_for(mode) for mode in modes] == [False, False, True]
     for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
         for budget in ("", ":8", ":0"):
             kept = make_player(spec + budget)
@@ -370,8 +373,51 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
             assert [kept.depth_for(mode) for mode in modes] == depths
             futures = [48, 48, 144] if not budget else [int(budget[1:])] * 3
             assert [kept.futures_for(mode) for mode in modes] == futures
+            assert [kept.width_for(mode) for mode in modes] == [6, 6, 6]
+            assert not any(kept.halving_for(mode) for mode in modes)
     assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
         make_player("planner-v2"), PlannerV2
     )
     assert level_spec("hard") == "planner-v1:8"
     assert PlannerPlayer(3, depth=5).depth_for("coop") == 5
+
+
+class _CountingPlanner(PlannerPlayer):
+    """The planner counting the rollouts it plays."""
+
+    played = 0
+
+    def rollout(self, *args: object, **kwargs: object) -> float:
+        self.played += 1
+        return super().rollout(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class _CountingV2(_CountingPlanner, PlannerV2):
+    pass
+
+
+def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_weighs_six_against_all() -> None:
+    """Sequential halving at 8 futures: 20 candidates meet 2 futures, the best 4 meet 4 more, the
+    best 2 all 8 again (20 * 2 + 4 * 4 + 2 * 8 = 72 rollouts); planner-v2 plays 6 x 8 = 48. In the
+    cooperative game both weigh 6 against every future; given options win over the game's."""
+    state = HeadToHeadGame(seed=4).new_state()
+    greedy = make_player("greedy")
+    while state.phase == DRAFT or len(state.area(state.to_move()[0]).placed) < 6:
+        p = state.to_move()[0]
+        state.apply(greedy.choose(state.view(p)), p)
+    view = state.view(state.to_move()[0])
+    assert len(view.legal_placements()) > 20
+    counted = {}
+    for name, player in (
+        ("planner", _CountingPlanner(1, iterations=8)),
+        ("planner-v2", _CountingV2(1, iterations=8)),
+        ("six against all", _CountingPlanner(1, iterations=8, width=6, halving=False)),
+    ):
+        ranked = player.analyse(view)
+        counted[name] = (player.played, len(ranked))
+    assert counted == {"planner": (72, 20), "planner-v2": (48, 6), "six against all": (48, 6)}
+    coop = CoopGame(seed=2).new_state()
+    for _ in range(6):
+        coop.play(make_player("greedy").choose(coop.view()))
+    player = _CountingPlanner(1, iterations=8)
+    assert len(player.analyse(coop.view())) == 6 and player.played == 48

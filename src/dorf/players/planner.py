@@ -36,21 +36,35 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 View = GameView
 Move = tuple[int, int]
 #: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about
-#: 0.33 s a placement in the cooperative game (16-tile rollouts), 0.2 s in the Duel, about 0.4 s in
-#: Head to Head (its areas are smaller, so a future costs less) on one core of the 2-core VM with
-#: the compiled parts (docs/players.md).
-DEFAULT_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 144}
+#: 0.33 s a placement in the cooperative game (16-tile rollouts), 0.2 s in the Duel, 0.36 s in Head
+#: to Head (16-tile rollouts, 20 candidates by sequential halving; its areas are smaller, so a
+#: rollout costs less) on one core of the 2-core VM with the compiled parts (docs/players.md).
+DEFAULT_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 128}
 #: Tiles a rollout plays after the candidate, per game, unless a depth is given: 16 in the
 #: cooperative game (with 96 futures: 152.5 on seeds 1-200 and 150.4 on 201-400, against 147.4 for
-#: ``planner-v2`` on 1-200; docs/players.md#deeper-rollouts), 8 in the two-player games (their
-#: figures were measured so).
-DEFAULT_DEPTH = {"coop": 16, "duel": 8, "head-to-head": 8}
+#: ``planner-v2`` on 1-200; docs/players.md#deeper-rollouts) and in Head to Head (at 96 futures 2.1
+#: points a game more than ``planner-v2``'s 144 futures of 8 tiles, game for game on the same hands
+#: over 200 seeds), 8 in the Duel (its figures were measured so).
+DEFAULT_DEPTH = {"coop": 16, "duel": 8, "head-to-head": 16}
+#: Candidate placements the look-ahead weighs, per game, unless a width is given ...
+DEFAULT_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
+#: ... and whether it weighs them by sequential halving (:meth:`PlannerPlayer._halving`: every
+#: candidate meets a quarter of the futures, the best four half more, the best two all of them
+#: again) instead of all against all the futures. In Head to Head, at 16 tiles a rollout, 12
+#: candidates so over 96 futures (672 rollouts a placement where 6 against all 96 are 576) gained
+#: 1.1 points a game over 200 seeds, and 20 over 128 (1,152 rollouts) 1.3 more: 4.5 points a game
+#: more than ``planner-v2``, 156 wins of 200 against ``search-v1:16`` where it won 136
+#: (docs/players.md#head-to-head-game-for-game-on-the-same-hands-2026-12-04).
+DEFAULT_HALVING = {"coop": False, "duel": False, "head-to-head": True}
 #: ``planner-v2``'s budget, the planner as it was before: 48 futures and 12-tile rollouts in the
-#: cooperative game.
+#: cooperative game, 144 futures of 8 tiles in Head to Head.
 V2_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
 V2_DEPTH = {"coop": 12, "duel": 8, "head-to-head": 8}
 #: ``planner-v1``'s: as ``planner-v2`` with 8-tile rollouts in every game.
 V1_DEPTH = {"coop": 8, "duel": 8, "head-to-head": 8}
+#: Both weighed 6 candidates against every future in every game.
+V2_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 6}
+V2_HALVING = {"coop": False, "duel": False, "head-to-head": False}
 #: The root's best moves by the quick evaluation that the full one weighs again.
 RECHECK = 12
 #: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
@@ -135,6 +149,8 @@ class PlannerPlayer:
     #: Per game, the futures a decision and the tiles a rollout plays when none are given.
     default_futures: ClassVar[dict[str, int]] = DEFAULT_FUTURES
     default_depth: ClassVar[dict[str, int]] = DEFAULT_DEPTH
+    default_width: ClassVar[dict[str, int]] = DEFAULT_WIDTH
+    default_halving: ClassVar[dict[str, bool]] = DEFAULT_HALVING
 
     def __init__(
         self,
@@ -142,20 +158,21 @@ class PlannerPlayer:
         *,
         iterations: int | None = None,
         seconds: float | None = None,
-        width: int = 6,
+        width: int | None = None,
         depth: int | None = None,
         shortlist: int = 4,
         weights: Weights | None = None,
         task_aware: bool = True,
         expect: bool = False,
         flag_aware: bool = True,
-        halving: bool = False,
+        halving: bool | None = None,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         #: Futures a decision; None: the game's default (:attr:`default_futures`) unless ``seconds``.
         self.iterations = iterations
         self.seconds = seconds
+        #: Candidates a decision; None: the game's default (:attr:`default_width`).
         self.width = width
         #: Tiles a rollout plays; None: the game's default (:attr:`default_depth`).
         self.depth = depth
@@ -163,6 +180,7 @@ class PlannerPlayer:
         self.task_aware = task_aware
         self.expect = expect
         self.flag_aware = flag_aware
+        #: Sequential halving over the candidates; None: the game's default (:attr:`default_halving`).
         self.halving = halving
         self.weights = weights
         self._evaluators: dict[str, Evaluator] = {}
@@ -174,6 +192,15 @@ class PlannerPlayer:
         if self.iterations is None and self.seconds is None:
             return self.default_futures[mode]
         return self.iterations
+
+    def width_for(self, mode: str) -> int:
+        """Candidate placements the look-ahead weighs in this game: the width given, else the game's."""
+        return self.default_width[mode] if self.width is None else self.width
+
+    def halving_for(self, mode: str) -> bool:
+        """Whether the candidates are weighed by sequential halving in this game (only with a budget
+        of futures, not of seconds)."""
+        return self.default_halving[mode] if self.halving is None else self.halving
 
     def depth_for(self, mode: str) -> int:
         """Tiles a rollout plays in this game: the depth given, else the game's default."""
@@ -233,7 +260,7 @@ class PlannerPlayer:
         if not ranked:
             raise ValueError("there is no legal placement")
         futures = self.futures_for(position.mode)
-        width = 1 if futures == 0 else self.width
+        width = 1 if futures == 0 else self.width_for(position.mode)
         candidates = [move for _, move in ranked[:width]]
         for placement in include:
             wanted = (cell_of(*placement.at), rotate(face, placement.rot))
@@ -250,7 +277,7 @@ class PlannerPlayer:
             out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
             out.sort(key=lambda item: -item[0])
             return out
-        if self.halving and futures is not None and not include:
+        if futures is not None and not include and self.halving_for(position.mode):
             return self._halving(position, candidates, futures)
         return over_futures(
             self.rng,
@@ -502,13 +529,15 @@ class PlannerPlayer:
 
 
 class PlannerV2(PlannerPlayer):
-    """The planner as it was before its cooperative rollouts went 16 tiles deep over 96 futures: 12
-    tiles over 48. Kept under its own name, like ``search-v1``, so that progress is measured against
-    a player that does not move."""
+    """The planner as it was before its rollouts went 16 tiles deep over 96 futures: 12 tiles over
+    48 in the cooperative game, 8 over 144 in Head to Head. Kept under its own name, like
+    ``search-v1``, so that progress is measured against a player that does not move."""
 
     name = "planner-v2"
     default_futures = V2_FUTURES
     default_depth = V2_DEPTH
+    default_width = V2_WIDTH
+    default_halving = V2_HALVING
 
 
 class PlannerV1(PlannerPlayer):
@@ -518,6 +547,8 @@ class PlannerV1(PlannerPlayer):
     name = "planner-v1"
     default_futures = V2_FUTURES
     default_depth = V1_DEPTH
+    default_width = V2_WIDTH
+    default_halving = V2_HALVING
 
 
 def task_of(
