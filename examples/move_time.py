@@ -25,7 +25,7 @@ def time_a_placement(mode: str, spec: str, seeds: range) -> tuple[float, float, 
     number."""
     spent, slowest, placements = 0.0, 0.0, 0
     for seed in seeds:
-        state = GAMES[mode].new(seed, 1 if mode == "coop" else 2)
+        state = GAMES[mode].new(seed)  # the fewest players the mode takes: solo, or the two seats
         players = [make_player(spec, player_seed(seed, seat)) for seat in range(state.players)]
         while waiting := state.to_move():
             p = waiting[0]

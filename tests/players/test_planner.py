@@ -342,8 +342,8 @@ def test_the_score_now_is_the_score_pad_total_in_every_mode() -> None:
 
 
 def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
-    """planner thinks 96 futures a placement in the cooperative game and in Head to Head, 48 in the
-    Duel (docs/players.md); planner:N is N everywhere."""
+    """planner thinks 96 futures a placement in the cooperative game, 48 in the Duel, 128 in Head to
+    Head (docs/players.md); planner:N is N everywhere."""
     default = make_player("planner")
     assert isinstance(default, PlannerPlayer)
     assert [default.futures_for(mode) for mode in ("coop", "duel", "head-to-head")] == [96, 48, 128]
