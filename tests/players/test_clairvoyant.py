@@ -40,6 +40,16 @@ def test_its_game_scores_exactly_the_best_rollout_it_found() -> None:
     result = play(Job(seed=5, width=2, tries=1))
     assert result["moves"] > 40
     assert result["score"] == result["best_rollout"]
+    pad = result["pad"]
+    assert (
+        pad["total"]
+        == result["score"]
+        == sum(pad["tasks"].values())
+        + sum(pad["flags"].values())
+        + (pad["longest_river"] + pad["longest_track"])
+    )
+    done = [task for task in pad["task_list"] if task["status"] == "completed"]
+    assert sum(task["value"] for task in done) == sum(pad["tasks"].values())
 
 
 def test_it_sees_more_than_a_planner_one_placement_ahead_on_the_same_seeds() -> None:

@@ -29,7 +29,16 @@ from dorf.players.evaluation import (
 from dorf.players.explain import effects, gains, summary
 from dorf.players.levels import level_spec, levels
 from dorf.players.outlook import Fits
-from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, fits_of, flags_of
+from dorf.players.planner import (
+    PlannerPlayer,
+    PlannerV1,
+    PlannerV2,
+    PlannerV3,
+    endgame_futures,
+    fits_of,
+    flags_of,
+    position_of,
+)
 from dorf.rules.area import COMPILED, Placement, PlayArea, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, Hex, cell_of, hex_of
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
@@ -366,6 +375,13 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
     assert [planner.futures_for(mode) for mode in modes] == [96, 48, 128]
     assert [planner.width_for(mode) for mode in modes] == [6, 6, 20]
     assert [planner.halving_for(mode) for mode in modes] == [False, False, True]
+    assert [planner.endgame_for(mode) for mode in modes] == [True, False, False]
+    frozen = make_player("planner-v3")
+    assert isinstance(frozen, PlannerV3) and frozen.name == "planner-v3"
+    assert [frozen.depth_for(mode) for mode in modes] == [16, 8, 16]
+    assert [frozen.futures_for(mode) for mode in modes] == [96, 48, 128]
+    assert [frozen.width_for(mode) for mode in modes] == [6, 6, 20]
+    assert not any(frozen.endgame_for(mode) for mode in modes)
     for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
         for budget in ("", ":8", ":0"):
             kept = make_player(spec + budget)
@@ -375,6 +391,7 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
             assert [kept.futures_for(mode) for mode in modes] == futures
             assert [kept.width_for(mode) for mode in modes] == [6, 6, 6]
             assert not any(kept.halving_for(mode) for mode in modes)
+            assert not any(kept.endgame_for(mode) for mode in modes)
     assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
         make_player("planner-v2"), PlannerV2
     )
@@ -421,3 +438,42 @@ def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_wei
         coop.play(make_player("greedy").choose(coop.view()))
     player = _CountingPlanner(1, iterations=8)
     assert len(player.analyse(coop.view())) == 6 and player.played == 48
+
+
+class _CountingV3(_CountingPlanner, PlannerV3):
+    pass
+
+
+def test_in_the_cooperative_endgame_the_planner_halves_twenty_candidates_over_more_futures() -> None:
+    """Once the tiles left to reveal (landscape and task tiles) are no more than a rollout's 16, so
+    that every rollout reaches the game's end, the planner weighs 20 candidates by sequential
+    halving over futures scaled up as the rollouts shorten (at most 4 times its budget);
+    planner-v3, the planner before, and the coach's comparison of a given placement weigh 6
+    against the budget's futures, as the planner does earlier in the game."""
+    assert [endgame_futures(8, 16, n) for n in (16, 12, 8, 4, 1, 0)] == [8, 10, 16, 32, 32, 32]
+    state = CoopGame(seed=2).new_state()
+    greedy = make_player("greedy")
+    seen_early = False
+    while True:
+        view = state.view()
+        position = position_of(view)
+        if position.landscapes_left + position.tasks_left > 16:
+            if not seen_early and len(view.legal_placements()) > 6:
+                early = _CountingPlanner(1, iterations=8)
+                assert len(early.analyse(view)) == 6 and early.played == 48
+                seen_early = True
+        elif position.landscapes_left + position.tasks_left <= 12 and len(view.legal_placements()) > 20:
+            break
+        state.play(greedy.choose(view))
+    assert seen_early
+    futures = endgame_futures(8, 16, position.landscapes_left + position.tasks_left)
+    assert futures > 8
+    planner = _CountingPlanner(1, iterations=8)
+    assert len(planner.analyse(view)) == 20
+    assert planner.played == 20 * (futures // 4) + 4 * (futures // 2) + 2 * futures
+    frozen = _CountingV3(1, iterations=8)
+    assert len(frozen.analyse(view)) == 6 and frozen.played == 48
+    given = _CountingPlanner(1, iterations=8)
+    weighed = len(given.analyse(view, include=view.legal_placements()[-1:]))
+    assert (weighed, given.played) in ((6, 48), (7, 56))
+    assert not _CountingPlanner(1, iterations=8, endgame=False).analyse(view)[6:]

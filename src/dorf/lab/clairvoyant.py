@@ -116,7 +116,8 @@ class Job:
 
 
 def play(job: Job) -> dict[str, Any]:
-    """One solo game played clairvoyantly: its seed, score, the best rollout found, seconds."""
+    """One solo game played clairvoyantly: its seed, score and score pad (as ``dorf score --json``
+    gives it), the best rollout found, seconds."""
     started = time.process_time()
     state = CoopState(CoopGame(seed=job.seed, players=1, tileset=load_tileset()))
     player = Clairvoyant(job.seed, width=job.width, tries=job.tries)
@@ -124,10 +125,12 @@ def play(job: Job) -> dict[str, Any]:
     while state.to_move():
         state.apply(player.decide(state), 0)
         moves += 1
-    score = state.score().total
+    pad = state.score()
+    score = pad.total
     return {
         "seed": job.seed,
         "score": score,
+        "pad": pad.as_json(),
         "best_rollout": max(float(score), player.best_found),
         "moves": moves,
         "cpu_seconds": round(time.process_time() - started, 2),

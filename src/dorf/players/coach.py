@@ -115,7 +115,10 @@ def weigh(player: Coach, view: View, played: Placement) -> tuple[list[tuple[floa
     Returns every candidate with its estimated value, best first (ties in the
     greedy ranking's order), and the index of the played placement in that
     list.  When ``played`` is among the search's own candidates the values
-    are exactly those of ``player.analyse(view)`` with the same seed.
+    are exactly those of ``player.analyse(view)`` with the same seed, where the
+    player weighs its candidates against every future (not by the sequential
+    halving of Head to Head or of the cooperative game's endgame, which a
+    given placement turns off).
     """
     ranked = player.analyse(view, include=[played])
     seat_face = view_face(view)

@@ -56,6 +56,16 @@ DEFAULT_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
 #: more than ``planner-v2``, 156 wins of 200 against ``search-v1:16`` where it won 136
 #: (docs/players.md#head-to-head-game-for-game-on-the-same-hands-2026-12-04).
 DEFAULT_HALVING = {"coop": False, "duel": False, "head-to-head": True}
+#: Whether the look-ahead widens in the endgame, per game: once the tiles left to reveal (landscape
+#: and task tiles) are no more than a rollout's depth, so that every rollout reaches the game's end
+#: and is valued by the exact score, it weighs :data:`ENDGAME_WIDTH` candidates by sequential
+#: halving over more futures, as many more as the rollouts are shorter (:func:`endgame_futures`).
+#: Most tasks a game loses are revealed there and left open (docs/players.md#the-endgame).
+DEFAULT_ENDGAME = {"coop": True, "duel": False, "head-to-head": False}
+NO_ENDGAME = {"coop": False, "duel": False, "head-to-head": False}
+ENDGAME_WIDTH = 20
+#: The endgame's futures are at most this many times the decision's budget.
+ENDGAME_SPREAD = 4
 #: ``planner-v2``'s budget, the planner as it was before: 48 futures and 12-tile rollouts in the
 #: cooperative game, 144 futures of 8 tiles in Head to Head.
 V2_FUTURES = {"coop": 48, "duel": 48, "head-to-head": 144}
@@ -142,6 +152,17 @@ def position_of(view: View, revealed: Revealed | None = None) -> Position:
     )
 
 
+def endgame_futures(futures: int, depth: int, to_come: int) -> int:
+    """The futures of an endgame decision with ``to_come`` tiles left to reveal (landscape and task
+    tiles, no more than ``depth``): ``futures`` times ``depth`` over ``to_come`` (as many more as
+    the rollouts are shorter), at most :data:`ENDGAME_SPREAD` times ``futures``.
+
+    >>> endgame_futures(96, 16, 16), endgame_futures(96, 16, 8), endgame_futures(96, 16, 2)
+    (96, 192, 384)
+    """
+    return min(futures * ENDGAME_SPREAD, futures * depth // max(to_come, 1))
+
+
 class PlannerPlayer:
     """Look-ahead over sampled futures with the learned evaluation; budget in futures."""
 
@@ -151,6 +172,7 @@ class PlannerPlayer:
     default_depth: ClassVar[dict[str, int]] = DEFAULT_DEPTH
     default_width: ClassVar[dict[str, int]] = DEFAULT_WIDTH
     default_halving: ClassVar[dict[str, bool]] = DEFAULT_HALVING
+    default_endgame: ClassVar[dict[str, bool]] = DEFAULT_ENDGAME
 
     def __init__(
         self,
@@ -166,6 +188,7 @@ class PlannerPlayer:
         expect: bool = False,
         flag_aware: bool = True,
         halving: bool | None = None,
+        endgame: bool | None = None,
     ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
@@ -182,6 +205,8 @@ class PlannerPlayer:
         self.flag_aware = flag_aware
         #: Sequential halving over the candidates; None: the game's default (:attr:`default_halving`).
         self.halving = halving
+        #: Whether the look-ahead widens in the endgame; None: the game's default (:attr:`default_endgame`).
+        self.endgame = endgame
         self.weights = weights
         self._evaluators: dict[str, Evaluator] = {}
         self.evaluator = self.evaluator_for("coop")
@@ -201,6 +226,10 @@ class PlannerPlayer:
         """Whether the candidates are weighed by sequential halving in this game (only with a budget
         of futures, not of seconds)."""
         return self.default_halving[mode] if self.halving is None else self.halving
+
+    def endgame_for(self, mode: str) -> bool:
+        """Whether the look-ahead widens in this game's endgame (only with a budget of futures)."""
+        return self.default_endgame[mode] if self.endgame is None else self.endgame
 
     def depth_for(self, mode: str) -> int:
         """Tiles a rollout plays in this game: the depth given, else the game's default."""
@@ -259,8 +288,15 @@ class PlannerPlayer:
         ranked = self.ranked(position)
         if not ranked:
             raise ValueError("there is no legal placement")
-        futures = self.futures_for(position.mode)
-        width = 1 if futures == 0 else self.width_for(position.mode)
+        mode = position.mode
+        futures = self.futures_for(mode)
+        width = 1 if futures == 0 else self.width_for(mode)
+        halving = self.halving_for(mode)
+        depth = self.depth_for(mode)
+        to_come = position.landscapes_left + position.tasks_left
+        if futures and not include and self.endgame_for(mode) and to_come <= depth:
+            width, halving = ENDGAME_WIDTH, True
+            futures = endgame_futures(futures, depth, to_come)
         candidates = [move for _, move in ranked[:width]]
         for placement in include:
             wanted = (cell_of(*placement.at), rotate(face, placement.rot))
@@ -277,7 +313,7 @@ class PlannerPlayer:
             out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
             out.sort(key=lambda item: -item[0])
             return out
-        if futures is not None and not include and self.halving_for(position.mode):
+        if futures is not None and not include and halving:
             return self._halving(position, candidates, futures)
         return over_futures(
             self.rng,
@@ -528,6 +564,15 @@ class PlannerPlayer:
         return best[1], (best[2], best[3])
 
 
+class PlannerV3(PlannerPlayer):
+    """The planner before its endgame widened (2026-12-04): the same budget in every game, and in
+    the cooperative game's endgame too 6 candidates against 96 futures. Kept under its own name
+    as the fixed baseline that the endgame was measured against."""
+
+    name = "planner-v3"
+    default_endgame = NO_ENDGAME
+
+
 class PlannerV2(PlannerPlayer):
     """The planner as it was before its rollouts went 16 tiles deep over 96 futures: 12 tiles over
     48 in the cooperative game, 8 over 144 in Head to Head. Kept under its own name, like
@@ -538,6 +583,7 @@ class PlannerV2(PlannerPlayer):
     default_depth = V2_DEPTH
     default_width = V2_WIDTH
     default_halving = V2_HALVING
+    default_endgame = NO_ENDGAME
 
 
 class PlannerV1(PlannerPlayer):
@@ -549,6 +595,7 @@ class PlannerV1(PlannerPlayer):
     default_depth = V1_DEPTH
     default_width = V2_WIDTH
     default_halving = V2_HALVING
+    default_endgame = NO_ENDGAME
 
 
 def task_of(
