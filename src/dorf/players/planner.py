@@ -62,7 +62,8 @@ DEFAULT_HALVING = {"coop": False, "duel": False, "head-to-head": True}
 #: halving over more futures, as many more as the rollouts are shorter (:func:`endgame_futures`).
 #: Most tasks a game loses are revealed there and left open (docs/players.md#the-endgame).
 DEFAULT_ENDGAME = {"coop": True, "duel": False, "head-to-head": False}
-NO_ENDGAME = {"coop": False, "duel": False, "head-to-head": False}
+NO_ENDGAME = dict.fromkeys(DEFAULT_ENDGAME, False)
+#: Candidates an endgame decision weighs (by sequential halving).
 ENDGAME_WIDTH = 20
 #: The endgame's futures are at most this many times the decision's budget.
 ENDGAME_SPREAD = 4
