@@ -1,8 +1,8 @@
 """The planner with a stronger rollout policy: a research trial (docs/players.md).
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
-        [--depth N] [--weights FILE.json] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
-        [--against BASE.jsonl]
+        [--depth N] [--width N] [--halving] [--weights FILE.json] [--games 60] [--seed 1]
+        [--workers 2] [--out FILE.jsonl] [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
         [--frontier] [--shortlist N] [--games 200]
 
@@ -17,10 +17,12 @@ Without ``--alone`` it plays solo games of the planner with that policy at ``--f
 a placement and ``--depth`` tiles a rollout (default: the planner's 16; more than the game has
 left plays every rollout to the end, valued by the exact score), each player seeded as
 ``dorf simulate`` seeds it (``player_seed(game seed, 0)``), so ``--policy fast`` plays
-``dorf simulate --player planner:FUTURES``'s games; one JSON line a game (its total and the CPU
-time a move), and with ``--against`` the mean difference game for game from another run's lines
-and its standard error. With ``--alone`` the rollout policy itself plays whole games (no
-look-ahead), which says how strong each policy is.
+``dorf simulate --player planner:FUTURES``'s games (``--width`` and ``--halving`` set the
+candidates a placement and whether they are weighed by sequential halving, the planner's
+options); one JSON line a game (its total and the CPU time a move), and with ``--against`` the
+mean difference game for game from another run's lines and its standard error. With
+``--alone`` the rollout policy itself plays whole games (no look-ahead), which says how strong
+each policy is.
 """
 
 from __future__ import annotations
@@ -116,7 +118,11 @@ class HybridRollouts(FullRollouts):
 
 def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     common: dict[str, Any] = dict(
-        iterations=options["futures"], depth=options["depth"], shortlist=options["shortlist"]
+        iterations=options["futures"],
+        depth=options["depth"],
+        shortlist=options["shortlist"],
+        width=options.get("width"),
+        halving=options.get("halving"),
     )
     if options.get("weights"):
         with open(options["weights"], encoding="utf-8") as file:
@@ -194,6 +200,10 @@ def main() -> None:
     parser.add_argument(
         "--edges", type=float, default=1.0, help="the weight of the rollout's edges at its end (fast policy)"
     )
+    parser.add_argument("--width", type=int, default=None, help="candidates a decision (default: 6)")
+    parser.add_argument(
+        "--halving", action="store_true", default=None, help="weigh them by sequential halving"
+    )
     parser.add_argument("--recheck", type=int, default=2)
     parser.add_argument("--frontier", action="store_true")
     parser.add_argument("--full-steps", type=int, default=4)
@@ -218,6 +228,8 @@ def main() -> None:
         "frontier": args.frontier,
         "full_steps": args.full_steps,
         "weights": args.weights,
+        "width": args.width,
+        "halving": args.halving,
     }
     seeds = range(args.seed, args.seed + args.games)
     if args.alone:
