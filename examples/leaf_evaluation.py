@@ -30,8 +30,9 @@ import multiprocessing
 import random
 import sys
 import time
-from types import SimpleNamespace
 from typing import Any
+
+from planner_rollouts import policy_move
 
 from dorf.games.coop import CoopGame
 from dorf.games.state import GameView
@@ -51,20 +52,8 @@ class FastPolicy(PlannerPlayer):
     def choose(self, view: GameView) -> Placement:  # type: ignore[override]
         position = position_of(view)
         self.evaluator = self.evaluator_for(position.mode)
-        tile: Any = SimpleNamespace(face=position.face, flag=position.flag)
-        _, move = self.policy(
-            position.area,
-            tile,
-            position.task,
-            position.area.legal_moves(position.face, position.task),
-            position.flags,
-            position.landscapes_left,
-            position.tasks_left,
-            position.supply,
-            position.fits,
-            self.rng,
-        )
-        return placements_of([move])[0]
+        legal = position.area.legal_moves(position.face, position.task)
+        return placements_of([policy_move(self, position, legal, self.rng)])[0]
 
 
 def leaves_of(job: tuple[int, int, float, int]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from typing import Any
 from dorf.games.coop import CoopGame
 from dorf.lab.simulate import player_seed
 from dorf.players.evaluation import read_weights
-from dorf.players.planner import Move, PlannerPlayer, position_of
+from dorf.players.planner import Move, PlannerPlayer, Position, position_of
 from dorf.rules.area import Placement, placements_of
 
 
@@ -158,6 +158,24 @@ def play(job: tuple[int, str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def policy_move(player: PlannerPlayer, position: Position, legal: list[Move], rng: random.Random) -> Move:
+    """The rollout policy's placement of the position's tile among ``legal``, on the real tiles."""
+    tile: Any = SimpleNamespace(face=position.face, flag=position.flag)
+    _, move = player.policy(
+        position.area,
+        tile,
+        position.task,
+        legal,
+        position.flags,
+        position.landscapes_left,
+        position.tasks_left,
+        position.supply,
+        position.fits,
+        rng,
+    )
+    return move
+
+
 def alone(game_seed: int, policy: str, options: dict[str, Any]) -> tuple[int, float, int]:
     """One solo game played by the rollout policy itself, on the real tiles: its total, the CPU
     time of the policy's choices and their number."""
@@ -168,22 +186,9 @@ def alone(game_seed: int, policy: str, options: dict[str, Any]) -> tuple[int, fl
     while not state.is_over:
         position = position_of(state.view())
         player.evaluator = player.evaluator_for(position.mode)
-        area = position.area
-        tile: Any = SimpleNamespace(face=position.face, flag=position.flag)
-        legal = area.legal_moves(position.face, position.task)
+        legal = position.area.legal_moves(position.face, position.task)
         started = time.process_time()
-        _, move = player.policy(
-            area,
-            tile,
-            position.task,
-            legal,
-            position.flags,
-            position.landscapes_left,
-            position.tasks_left,
-            position.supply,
-            position.fits,
-            rng,
-        )
+        move = policy_move(player, position, legal, rng)
         cpu += time.process_time() - started
         moves += 1
         decision: Placement = placements_of([move])[0]
