@@ -194,7 +194,10 @@ def test_ranks_follow_the_scores_and_the_expert_median_and_lessons_come_after_fi
                 lesson["text"].startswith(f"Turn {lesson['turn']}:")
                 and lesson["preferred"] != lesson["played"]
             )
-            assert 0 < lesson["tiles_before"] < len(finals[0]["game"]["areas"][0]["tiles"])
+            # the board before the lesson's placement: its first tiles (none before the first one)
+            tiles = finals[0]["game"]["areas"][0]["tiles"]
+            assert 0 <= lesson["tiles_before"] < len(tiles)
+            assert list(tiles[lesson["tiles_before"]]["at"]) == list(lesson["played"]["at"])
         again = ann.post(f"/api/games/{made[0]['id']}/lessons", json={"token": made[0]["tokens"]["0"]})
         assert again.json() == lessons.json()  # kept with the attempt
 
