@@ -36,6 +36,8 @@ import sys
 import time
 from typing import Any
 
+from planner_rollouts import against
+
 from dorf.games.coop import CoopGame
 from dorf.lab.clairvoyant import Clairvoyant
 from dorf.lab.simulate import player_seed
@@ -109,25 +111,6 @@ def play(seed: int) -> dict[str, Any]:
         "seconds": round(spent, 3),
         "slowest": round(slowest, 3),
     }
-
-
-def against(lines: list[dict[str, Any]], path: str) -> str:
-    """The difference game for game from another run's lines (this example's or ``dorf simulate``'s),
-    with its standard error."""
-    with open(path) as other:
-        theirs = {
-            line["seed"]: line.get("total", line.get("score", {}).get("total"))
-            for line in map(json.loads, other)
-        }
-    diffs = [line["total"] - theirs[line["seed"]] for line in lines if line["seed"] in theirs]
-    if len(diffs) < 2:
-        return "fewer than two games in common"
-    error = statistics.stdev(diffs) / len(diffs) ** 0.5
-    better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
-    return (
-        f"against {path}: {statistics.mean(diffs):+.2f} (standard error {error:.2f}) over {len(diffs)} "
-        f"games; {better} better, {len(diffs) - better - worse} the same, {worse} worse"
-    )
 
 
 def main() -> None:

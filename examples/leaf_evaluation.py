@@ -49,7 +49,7 @@ CANDIDATES = 6
 class FastPolicy(PlannerPlayer):
     """A player placing each tile as the planner's rollouts do (their fast policy)."""
 
-    def choose(self, view: GameView) -> Placement:  # type: ignore[override]
+    def choose(self, view: GameView) -> Placement:
         position = position_of(view)
         self.evaluator = self.evaluator_for(position.mode)
         legal = position.area.legal_moves(position.face, position.task)
@@ -83,7 +83,9 @@ def leaves_of(job: tuple[int, int, float, int]) -> dict[str, Any]:
             if revealed is not None:
                 record = _record(evaluator, branch.view(), revealed)
                 while not branch.is_over:
-                    branch.play(finish.choose(branch.view()))
+                    ending = finish.choose(branch.view())
+                    assert isinstance(ending, Placement)
+                    branch.play(ending)
                 samples.append(_outcomes(branch.areas[0], branch.score().total, [record], seed))
         decision = trunk.choose(state.view())
         assert isinstance(decision, Placement)

@@ -147,6 +147,7 @@ def play(job: tuple[int, str, dict[str, Any]]) -> dict[str, Any]:
         started = time.process_time()
         decision = player.choose(state.view())
         times.append(time.process_time() - started)
+        assert isinstance(decision, Placement)
         state.play(decision)
     return {
         "seed": game_seed,
@@ -194,6 +195,25 @@ def alone(game_seed: int, policy: str, options: dict[str, Any]) -> tuple[int, fl
         decision: Placement = placements_of([move])[0]
         state.play(decision)
     return state.score().total, cpu, moves
+
+
+def against(lines: list[dict[str, Any]], path: str) -> str:
+    """The difference game for game from another run's lines (the examples' or ``dorf simulate``'s),
+    with its standard error."""
+    with open(path) as other:
+        theirs = {
+            line["seed"]: line.get("total", line.get("score", {}).get("total"))
+            for line in map(json.loads, other)
+        }
+    diffs = [line["total"] - theirs[line["seed"]] for line in lines if line["seed"] in theirs]
+    if len(diffs) < 2:
+        return "fewer than two games in common"
+    error = statistics.stdev(diffs) / len(diffs) ** 0.5
+    better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    return (
+        f"against {path}: {statistics.mean(diffs):+.2f} (standard error {error:.2f}) over {len(diffs)} "
+        f"games; {better} better, {len(diffs) - better - worse} the same, {worse} worse"
+    )
 
 
 def main() -> None:
@@ -259,12 +279,7 @@ def main() -> None:
         f"{statistics.mean(line['cpu_a_move'] for line in lines):.3f} s"
     )
     if args.against:
-        with open(args.against) as base_file:
-            base = {line["seed"]: line["total"] for line in map(json.loads, base_file)}
-        diffs = [line["total"] - base[line["seed"]] for line in lines if line["seed"] in base]
-        se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
-        mean = statistics.mean(diffs)
-        print(f"against {args.against}: {mean:+.2f} (standard error {se:.2f}) over {len(diffs)} games")
+        print(against(lines, args.against))
 
 
 if __name__ == "__main__":
