@@ -39,8 +39,11 @@ from typing import Any
 from dorf.games.coop import CoopGame
 from dorf.lab.simulate import player_seed
 from dorf.players.evaluation import read_weights
+from dorf.players.outlook import Fits
 from dorf.players.planner import Move, PlannerPlayer, Position, position_of
-from dorf.rules.area import Placement, placements_of
+from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.tasks import TaskSpec
+from dorf.rules.tiles import Tile
 
 
 class FullRollouts(PlannerPlayer):
@@ -52,7 +55,19 @@ class FullRollouts(PlannerPlayer):
         self.recheck = recheck
         self.frontier = frontier
 
-    def policy(self, area, tile, task, moves, flags, left, tasks_left, supply, fits, rng):  # type: ignore[no-untyped-def]
+    def policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[Move],
+        flags: list[tuple[int, str]],
+        left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        rng: random.Random,
+    ) -> tuple[float, Move]:
         ev = self.evaluator
         face = tile.face
         shortlist = self.shortlisted(area, face, moves, flags, rng)
