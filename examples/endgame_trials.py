@@ -28,7 +28,6 @@ set in each worker process, for this research run only.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import pickle
 import statistics
@@ -36,7 +35,7 @@ import sys
 import time
 from typing import Any
 
-from planner_rollouts import against
+from planner_rollouts import against, collected
 
 from dorf.games.coop import CoopGame
 from dorf.lab.clairvoyant import Clairvoyant
@@ -154,14 +153,9 @@ def main() -> None:
         "clairvoyant": args.clairvoyant,
     }
     options = {key: value for key, value in options.items() if value is not None}
-    lines = []
     init = (saved, options, args.spread, args.endgame_width)
-    with multiprocessing.Pool(args.workers, start_worker, init) as pool, open(args.out, "w") as out:
-        for line in pool.imap(play, sorted(saved)):
-            out.write(json.dumps(line) + "\n")
-            out.flush()
-            lines.append(line)
-            print(json.dumps(line), file=sys.stderr, flush=True)
+    with multiprocessing.Pool(args.workers, start_worker, init) as pool:
+        lines = collected(pool.imap(play, sorted(saved)), args.out, sys.stderr)
     totals = [line["total"] for line in lines]
     moves = sum(line["moves"] for line in lines)
     spent = sum(line["seconds"] for line in lines)

@@ -30,11 +30,14 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import random
 import statistics
+import sys
 import time
+from collections.abc import Iterable
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TextIO
 
 from dorf.games.coop import CoopGame
 from dorf.lab.simulate import player_seed
@@ -174,6 +177,18 @@ def play(job: tuple[int, str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def collected(lines: Iterable[dict[str, Any]], path: str | None, echo: TextIO) -> list[dict[str, Any]]:
+    """The games' JSON lines as they come, each written to ``path`` (if any) and echoed on ``echo``."""
+    kept = []
+    with open(path or os.devnull, "w", encoding="utf-8") as out:
+        for line in lines:
+            text = json.dumps(line)
+            print(text, file=out, flush=True)
+            print(text, file=echo, flush=True)
+            kept.append(line)
+    return kept
+
+
 def policy_move(player: PlannerPlayer, position: Position, legal: list[Move], rng: random.Random) -> Move:
     """The rollout policy's placement of the position's tile among ``legal``, on the real tiles."""
     tile: Any = SimpleNamespace(face=position.face, flag=position.flag)
@@ -281,13 +296,8 @@ def main() -> None:
             f" (sd {statistics.stdev(totals):.1f}), {each:.0f} us of CPU a placement"
         )
         return
-    lines = []
-    with multiprocessing.Pool(args.workers) as pool, open(args.out or "/dev/null", "w") as out:
-        for line in pool.imap(play, [(s, args.policy, options) for s in seeds]):
-            lines.append(line)
-            text = json.dumps(line)
-            print(text, flush=True)
-            print(text, file=out, flush=True)
+    with multiprocessing.Pool(args.workers) as pool:
+        lines = collected(pool.imap(play, [(s, args.policy, options) for s in seeds]), args.out, sys.stdout)
     totals = [line["total"] for line in lines]
     print(
         f"mean {statistics.mean(totals):.1f}, CPU a move "
