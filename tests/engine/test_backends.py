@@ -41,7 +41,7 @@ from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
 from dorf.lab.bench import AREA_BUDGET, area_bytes
 from dorf.players import evaluation
 from dorf.rules import area as area_module
-from dorf.rules.area import COMPILED, Placement, PlayArea, backend, use_backend
+from dorf.rules.area import COMPILED, Placement, PlayArea, backend, random_bits, random_floats, use_backend
 from dorf.rules.hexgrid import CELL_DELTAS, cell_of, hex_of
 from dorf.rules.scoring import SCORERS
 from dorf.rules.tasks import TaskSpec
@@ -386,6 +386,47 @@ def test_contact_values_keep_the_best_then_the_best_near_cells_on_both_backends(
             area.contact_values("FFFMMM", moves, 1.0, 0.5, noise, -1, ())
         outcomes.append(kept)
     assert all(kept == outcomes[0] for kept in outcomes)
+
+
+def test_contact_values_read_noise_as_random_bits_the_same_as_the_floats_on_both_backends() -> None:
+    """``random_bits(rng, n)`` is the noise of ``n`` calls of ``rng.random()`` in one call: the same
+    floats, the same state after; ``contact_values`` ranks the same with it as with the floats,
+    ties included, and refuses bytes of the wrong length."""
+    for seed in range(5):
+        by_call, by_bits = random.Random(seed), random.Random(seed)
+        n = 1 + seed * 50
+        assert random_floats(random_bits(by_bits, n)) == [by_call.random() for _ in range(n)]
+        assert by_call.random() == by_bits.random()
+    assert random_bits(random.Random(1), 0) == b""
+    origin = cell_of(0, 0)
+    outcomes = []
+    for name in AVAILABLE:
+        area = on(name, PlayArea)
+        area.push("FFFFFF", origin, 0)
+        area.push("GGGRRG", origin + CELL_DELTAS[0], 2)
+        moves = sorted(area.legal_moves("FFGGRR"))
+        near = {cell for cell, _ in moves[::7]}
+        found = []
+        for seed in range(3):
+            rng = random.Random(seed)
+            floats = [rng.random() for _ in moves]
+            bits = random_bits(random.Random(seed), len(moves))
+            for best, close in ((None, ()), (0, near), (1, near), (3, near), (3, ()), (len(moves), near)):
+                ranked = area.contact_values("FFGGRR", moves, 1.0, 0.5, floats, best, close)
+                assert area.contact_values("FFGGRR", moves, 1.0, 0.5, bits, best, close) == ranked
+                found.append(ranked)
+        ties = [0.0] * len(moves)
+        for best in (1, 2, 5):
+            ranked = area.contact_values("FFGGRR", moves, 1.0, 0.5, ties)
+            top = ranked[:best]
+            rest = [entry for entry in ranked[best:] if entry[1][0] in near][:best]
+            assert area.contact_values("FFGGRR", moves, 1.0, 0.5, ties, best, near) == top + rest
+            found.append(top + rest)
+        for wrong in (bits[:-1], bits + b"x", b""):
+            with pytest.raises(ValueError, match="noise"):
+                area.contact_values("FFGGRR", moves, 1.0, 0.5, wrong)
+        outcomes.append(found)
+    assert all(found == outcomes[0] for found in outcomes)
 
 
 # --- the build and the backends ------------------------------------------------------------

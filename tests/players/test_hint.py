@@ -22,9 +22,14 @@ def test_hint_in_the_cooperative_game_names_a_legal_placement_and_what_others_lo
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stdout.splitlines() if "hint" in line.lower() or "expected" in line]
     assert any(line.startswith("Hint: Place at 0,0 turned ") for line in lines), lines
-    values = [float(line.split("expected")[1].split()[0]) for line in lines if "expected" in line]
-    assert values == sorted(values, reverse=True) and len(values) >= 2
-    assert "best" in done.stdout
+    weighed = [line for line in lines if "expected" in line]
+    values = [float(line.split("expected")[1].split()[0]) for line in weighed]
+    assert len(values) >= 2 and weighed[0].endswith("best")
+    # The coach halves its candidates: one dropped early may show more than the best, on fewer futures.
+    for value, line in zip(values[1:], weighed[1:], strict=True):
+        assert ("points worse" in line and value < values[0]) or (
+            line.endswith("dropped early") and value >= values[0]
+        ), line
 
 
 def test_hint_in_the_head_to_head_draft_suggests_a_pick() -> None:

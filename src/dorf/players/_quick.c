@@ -23,7 +23,8 @@ enum {
     NCONSTANTS
 };
 
-static PyObject *s_figures, *s_active_count, *s_longest_river, *s_longest_track, *s_mountains, *s_lakes;
+static PyObject *s_figures, *s_active_count, *s_longest_river, *s_longest_track, *s_mountains, *s_lakes, *s_status,
+    *s_spec, *s_cell;
 static double LOG1P[256];
 static const int ACTIVE_TASKS = 3;
 
@@ -187,7 +188,98 @@ quick(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                               c[W_TASKS] * tasks_value + c[W_FLAGS] * flags_value);
 }
 
+/* ledger(tasks, open, completed, task_letter) -> (done, open_tasks): Evaluator.task_ledger of an
+   area's task list, compiled (the same points and the same triples in the same order). */
+static PyObject *
+ledger(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "ledger(tasks, open, completed, task_letter): a list and a dict");
+        return NULL;
+    }
+    PyObject *tasks = args[0], *open = args[1], *completed = args[2], *task_letter = args[3];
+    PyObject *open_tasks = PyList_New(0);
+    if (open_tasks == NULL)
+        return NULL;
+    long done = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(tasks); i++) {
+        PyObject *task = PyList_GET_ITEM(tasks, i);
+        PyObject *status = PyObject_GetAttr(task, s_status);
+        if (status == NULL)
+            goto fail;
+        Py_DECREF(status); /* compared by identity only: the enum members live on */
+        if (status != completed && status != open)
+            continue;
+        PyObject *spec = PyObject_GetAttr(task, s_spec);
+        if (spec == NULL)
+            goto fail;
+        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3) {
+            Py_DECREF(spec);
+            PyErr_SetString(PyExc_TypeError, "a task's spec is a (type, value, types) TaskSpec");
+            goto fail;
+        }
+        PyObject *type = PyTuple_GET_ITEM(spec, 0), *value = PyTuple_GET_ITEM(spec, 1);
+        if (status == completed) {
+            long points = PyLong_AsLong(value);
+            Py_DECREF(spec);
+            if (points == -1 && PyErr_Occurred())
+                goto fail;
+            done += points;
+            continue;
+        }
+        if (PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "connection") == 0) {
+            Py_DECREF(spec);
+            continue;
+        }
+        PyObject *letters;
+        if (PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "double") == 0) {
+            PyObject *types = PyTuple_GET_ITEM(spec, 2);
+            PyObject *empty = PyUnicode_FromString("");
+            letters = empty;
+            PyObject *iterator = empty == NULL ? NULL : PyObject_GetIter(types);
+            PyObject *one;
+            while (iterator != NULL && letters != NULL && (one = PyIter_Next(iterator)) != NULL) {
+                PyObject *letter = PyDict_GetItemWithError(task_letter, one);
+                if (letter == NULL && !PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, one);
+                Py_DECREF(one);
+                PyObject *joined = letter == NULL ? NULL : PyUnicode_Concat(letters, letter);
+                Py_SETREF(letters, joined);
+            }
+            Py_XDECREF(iterator);
+            if (letters != NULL && PyErr_Occurred())
+                Py_CLEAR(letters);
+        } else {
+            letters = PyDict_GetItemWithError(task_letter, type);
+            if (letters == NULL && !PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, type);
+            Py_XINCREF(letters);
+        }
+        if (letters == NULL) {
+            Py_DECREF(spec);
+            goto fail;
+        }
+        PyObject *cell = PyObject_GetAttr(task, s_cell);
+        PyObject *entry = cell == NULL ? NULL : PyTuple_Pack(3, cell, value, letters);
+        Py_XDECREF(cell);
+        Py_DECREF(letters);
+        Py_DECREF(spec);
+        if (entry == NULL || PyList_Append(open_tasks, entry) < 0) {
+            Py_XDECREF(entry);
+            goto fail;
+        }
+        Py_DECREF(entry);
+    }
+    PyObject *out = Py_BuildValue("(lN)", done, open_tasks);
+    return out;
+fail:
+    Py_DECREF(open_tasks);
+    return NULL;
+}
+
 static PyMethodDef quick_methods[] = {
+    {"ledger", (PyCFunction)(void (*)(void))ledger, METH_FASTCALL,
+     "ledger(tasks, open, completed, task_letter) -> (done, open_tasks)"},
     {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL,
      "quick(area, constants, flags, landscapes_left, tasks_left, supply, done, open_tasks) -> float"},
     {NULL},
@@ -206,8 +298,10 @@ PyInit__quick(void)
 {
     for (int n = 0; n < 256; n++)
         LOG1P[n] = log1p((double)n);
-    const char *names[] = {"figures", "active_count", "longest_river", "longest_track", "mountains", "lakes"};
-    PyObject **slots[] = {&s_figures, &s_active_count, &s_longest_river, &s_longest_track, &s_mountains, &s_lakes};
+    const char *names[] = {"figures", "active_count", "longest_river", "longest_track", "mountains", "lakes",
+                           "status", "spec", "cell"};
+    PyObject **slots[] = {&s_figures,   &s_active_count, &s_longest_river, &s_longest_track, &s_mountains,
+                          &s_lakes,     &s_status,       &s_spec,          &s_cell};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL)
             return NULL;

@@ -114,11 +114,13 @@ def weigh(player: Coach, view: View, played: Placement) -> tuple[list[tuple[floa
 
     Returns every candidate with its estimated value, best first (ties in the
     greedy ranking's order), and the index of the played placement in that
-    list.  When ``played`` is among the search's own candidates the values
-    are exactly those of ``player.analyse(view)`` with the same seed, where the
-    player weighs its candidates against every future (not by the sequential
-    halving of Head to Head or of the cooperative game's endgame, which a
-    given placement turns off).
+    list.  Where the planner weighs its candidates by sequential halving (the
+    cooperative game and Head to Head), ``played`` meets every future however
+    it fares, so its value is as sure as the best one's.  When ``played`` is
+    among the search's own candidates, the values of the others are exactly
+    those of ``player.analyse(view)`` with the same seed (``played``'s too
+    unless halving would have dropped it), except in the cooperative game's
+    endgame, whose wider look-ahead a given placement turns off.
     """
     ranked = player.analyse(view, include=[played])
     seat_face = view_face(view)

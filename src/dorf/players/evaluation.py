@@ -44,6 +44,7 @@ from dorf.players.outlook import Fits
 from dorf.rules.area import PlayArea
 from dorf.rules.hexgrid import cell_of, hex_of
 from dorf.rules.tasks import COMPLETED, CONNECTION, OPEN
+from dorf.rules.terrain import TASK_LETTER
 
 #: The weights file shipped with the package (in ``dorf/data``): the cooperative game's.
 WEIGHTS_FILE = "planner-weights.json"
@@ -577,7 +578,16 @@ class Evaluator:
     def task_ledger(area: PlayArea) -> Ledger:
         """What :meth:`quick` reads of an area's tasks: the points of its completed tasks, and the
         (cell, value, letters) of its open tasks that count a group (not a connection task), in
-        order."""
+        order. Read by the compiled ``_quick`` where it is built, else by
+        :meth:`task_ledger_in_python`: the same ledger."""
+        if _compiled is None:
+            return Evaluator.task_ledger_in_python(area)
+        ledger: Ledger = _compiled.ledger(area.tasks, OPEN, COMPLETED, TASK_LETTER)
+        return ledger
+
+    @staticmethod
+    def task_ledger_in_python(area: PlayArea) -> Ledger:
+        """:meth:`task_ledger` in Python, for where the compiled one is not built."""
         done = 0
         open_tasks = []
         for task in area.tasks:

@@ -26,7 +26,7 @@ from dorf.games.state import GameView, Revealed
 from dorf.players.evaluation import Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits
 from dorf.players.search import SearchPlayer, _Future, _Seat, coming_of, drafting, over_futures
-from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.area import Placement, PlayArea, placements_of, random_bits
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, OPEN, TaskSpec
 from dorf.rules.terrain import AREA_LETTERS
@@ -35,11 +35,16 @@ from dorf.rules.tiles import Tile, load_tileset, rotate
 #: What a player is given: a view of any of the games (what its seat may know).
 View = GameView
 Move = tuple[int, int]
-#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: about
-#: 0.33 s a placement in the cooperative game (16-tile rollouts), 0.2 s in the Duel, 0.36 s in Head
-#: to Head (16-tile rollouts, 20 candidates by sequential halving; its areas are smaller, so a
-#: rollout costs less) on one core of the 2-core VM with the compiled parts (docs/players.md).
-DEFAULT_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 128}
+#: Sampled futures a decision by default (``planner``, the ``expert`` level), per game: under 1 s a
+#: placement in the cooperative game (16-tile rollouts, 20 candidates by sequential halving), 0.2 s
+#: in the Duel, 0.36 s in Head to Head (16-tile rollouts, 20 candidates by sequential halving; its
+#: areas are smaller, so a rollout costs less) on one core of the 2-core VM with the compiled parts
+#: (docs/players.md).
+DEFAULT_FUTURES = {"coop": 192, "duel": 48, "head-to-head": 128}
+#: ``planner-v4``'s, the planner before its cooperative look-ahead weighed 20 candidates by
+#: sequential halving over 192 futures: 6 candidates against each of 96 futures (576 rollouts a
+#: placement; 20 by halving over 192 are 1,728).
+V4_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 128}
 #: Tiles a rollout plays after the candidate, per game, unless a depth is given: 16 in the
 #: cooperative game (with 96 futures: 152.5 on seeds 1-200 and 150.4 on 201-400, against 147.4 for
 #: ``planner-v2`` on 1-200; docs/players.md#deeper-rollouts) and in Head to Head (at 96 futures 2.1
@@ -47,7 +52,8 @@ DEFAULT_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 128}
 #: over 200 seeds), 8 in the Duel (its figures were measured so).
 DEFAULT_DEPTH = {"coop": 16, "duel": 8, "head-to-head": 16}
 #: Candidate placements the look-ahead weighs, per game, unless a width is given ...
-DEFAULT_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
+DEFAULT_WIDTH = {"coop": 20, "duel": 6, "head-to-head": 20}
+V4_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
 #: ... and whether it weighs them by sequential halving (:meth:`PlannerPlayer._halving`: every
 #: candidate meets a quarter of the futures, the best four half more, the best two all of them
 #: again) instead of all against all the futures. In Head to Head, at 16 tiles a rollout, 12
@@ -55,7 +61,10 @@ DEFAULT_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
 #: 1.1 points a game over 200 seeds, and 20 over 128 (1,152 rollouts) 1.3 more: 4.5 points a game
 #: more than ``planner-v2``, 156 wins of 200 against ``search-v1:16`` where it won 136
 #: (docs/players.md#head-to-head-game-for-game-on-the-same-hands-2026-12-04).
-DEFAULT_HALVING = {"coop": False, "duel": False, "head-to-head": True}
+#: In the cooperative game, 20 candidates so over 192 futures gained 3.5 points a game over
+#: ``planner-v4`` on seeds 201-300, game for game (docs/players.md#more-futures-for-the-20-candidates).
+DEFAULT_HALVING = {"coop": True, "duel": False, "head-to-head": True}
+V4_HALVING = {"coop": False, "duel": False, "head-to-head": True}
 #: Whether the look-ahead widens in the endgame, per game: once the tiles left to reveal (landscape
 #: and task tiles) are no more than a rollout's depth, so that every rollout reaches the game's end
 #: and is valued by the exact score, it weighs :data:`ENDGAME_WIDTH` candidates by sequential
@@ -299,6 +308,7 @@ class PlannerPlayer:
             width, halving = ENDGAME_WIDTH, True
             futures = endgame_futures(futures, depth, to_come)
         candidates = [move for _, move in ranked[:width]]
+        asked = []
         for placement in include:
             wanted = (cell_of(*placement.at), rotate(face, placement.rot))
             same = [move for _, move in ranked if (move[0], rotate(face, move[1])) == wanted]
@@ -306,6 +316,7 @@ class PlannerPlayer:
                 raise ValueError(f"placement {placement} is not legal for tile {face}")
             if same[0] not in candidates:
                 candidates.append(same[0])
+            asked.append(candidates.index(same[0]))
         if len(candidates) == 1 or futures == 0:
             # One placement ahead: the candidates as the evaluation ranks them.
             values = {move: value for value, move in ranked}
@@ -314,8 +325,8 @@ class PlannerPlayer:
             out = [(self.expectation(position, move), placements_of([move])[0]) for move in candidates]
             out.sort(key=lambda item: -item[0])
             return out
-        if futures is not None and not include and halving:
-            return self._halving(position, candidates, futures)
+        if futures is not None and halving:
+            return self._halving(position, candidates, futures, asked)
         return over_futures(
             self.rng,
             futures,
@@ -326,16 +337,19 @@ class PlannerPlayer:
         )
 
     def _halving(
-        self, position: Position, candidates: list[Move], futures: int
+        self, position: Position, candidates: list[Move], futures: int, kept: Sequence[int] = ()
     ) -> list[tuple[float, Placement]]:
         """Sequential halving: every candidate meets a quarter of the futures, the best four half of
-        them more, the best two all of them again; values are means over the futures each met."""
+        them more, the best two all of them again; values are means over the futures each met.
+        The candidates at the indices ``kept`` (placements the caller asked about, as the coach's)
+        meet every future, however they fare."""
         totals = [0.0] * len(candidates)
         counts = [0] * len(candidates)
         alive = list(range(len(candidates)))
         survived = [0] * len(candidates)
         for phase, (keep, share) in enumerate(((len(candidates), 4), (4, 2), (2, 1))):
             alive = sorted(alive, key=lambda i: -totals[i] / max(counts[i], 1))[:keep]
+            alive += [i for i in kept if i not in alive]
             for i in alive:
                 survived[i] = phase
             for _ in range(max(1, futures // share)):
@@ -519,13 +533,12 @@ class PlannerPlayer:
         little noise, then as many more of the rest reaching a :meth:`targets` cell, each in that
         order (:meth:`PlayArea.contact_values`), with their edges' worth."""
         ev = self.evaluator
-        noise = rng.random
         return area.contact_values(
             face,
             moves,
             ev.joined_edge,
             ev.mismatched_edge,
-            [noise() for _ in moves],
+            random_bits(rng, len(moves)),
             self.shortlist,
             self.targets(area, face, flags),
         )
@@ -565,12 +578,26 @@ class PlannerPlayer:
         return best[1], (best[2], best[3])
 
 
+class PlannerV4(PlannerPlayer):
+    """The planner before its cooperative look-ahead weighed 20 candidates by sequential halving
+    over 192 futures (2026-12-04): 6 candidates against each of 96 futures there, the rest as now.
+    Kept under its own name as the fixed baseline that change was measured against."""
+
+    name = "planner-v4"
+    default_futures = V4_FUTURES
+    default_width = V4_WIDTH
+    default_halving = V4_HALVING
+
+
 class PlannerV3(PlannerPlayer):
     """The planner before its endgame widened (2026-12-04): the same budget in every game, and in
     the cooperative game's endgame too 6 candidates against 96 futures. Kept under its own name
     as the fixed baseline that the endgame was measured against."""
 
     name = "planner-v3"
+    default_futures = V4_FUTURES
+    default_width = V4_WIDTH
+    default_halving = V4_HALVING
     default_endgame = NO_ENDGAME
 
 

@@ -10,9 +10,10 @@ in the Head to Head draft.
 - ``search-v1`` (also ``search``): the first look-ahead over sampled futures
   (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
 - ``planner``: the strongest, a look-ahead with a tuned evaluation
-  (:mod:`dorf.players.planner`); ``planner-v3`` (without the cooperative game's wider
-  endgame), ``planner-v2`` (12-tile rollouts over 48 futures in the cooperative game) and
-  ``planner-v1`` (8-tile rollouts) are it as it was before, kept unchanged as fixed baselines;
+  (:mod:`dorf.players.planner`); ``planner-v4`` (6 candidates over 96 futures in the
+  cooperative game), ``planner-v3`` (without its wider endgame too), ``planner-v2`` (12-tile
+  rollouts over 48 futures in the cooperative game) and ``planner-v1`` (8-tile rollouts) are it
+  as it was before, kept unchanged as fixed baselines;
 - ``learned``: a one-placement policy trained by ``dorf learn`` (:mod:`dorf.players.learned`;
   the standard library);
 - the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
@@ -36,7 +37,7 @@ from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.learned import LearnedPlayer
 from dorf.players.levels import level_spec
-from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, PlannerV3
+from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, PlannerV3, PlannerV4
 from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
 
@@ -93,6 +94,7 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,
     "planner-v2": PlannerV2,
     "planner-v1": PlannerV1,
@@ -103,6 +105,7 @@ BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,
     "planner-v2": PlannerV2,
     "planner-v1": PlannerV1,

@@ -41,7 +41,7 @@ from dorf.games.headtohead import DRAFT, HeadToHeadView, Pick
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, balance, draft_value, evaluate, ranked_moves, tile_worth
-from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.area import Placement, PlayArea, placements_of, random_bits
 from dorf.rules.hexgrid import cell_of
 from dorf.rules.tasks import DOUBLE, TaskSpec
 from dorf.rules.tiles import Tile, rotate
@@ -293,7 +293,7 @@ class SearchPlayer:
         weights = self.weights
         face = tile.face
         moves.sort()  # the frontier's order depends on history; the rollout must not
-        noise = [rng.random() for _ in moves]
+        noise = random_bits(rng, len(moves))
         # Each move's edge contacts plus a little noise, best first (PlayArea.contact_values).
         touching = area.contact_values(face, moves, weights.joined_edge, weights.mismatched_edge, noise)
         best = (-1e9, 0.0, touching[0][1])

@@ -1903,6 +1903,15 @@ rank_sort(Ranked *items, Ranked *scratch, Py_ssize_t n)
     memcpy(items, scratch, n * sizeof(Ranked));
 }
 
+/* The float random.Random.random() makes of two 32-bit words, read little-endian from 8 bytes. */
+static inline double
+random_of(const unsigned char *p)
+{
+    uint32_t a = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t b = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * (1.0 / 9007199254740992.0);
+}
+
 static PyObject *
 Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1931,11 +1940,20 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
     double mismatched = PyFloat_AsDouble(args[3]);
     if (PyErr_Occurred())
         return NULL;
-    if (!PyList_Check(moves) || !PyList_Check(noise) || PyList_GET_SIZE(moves) != PyList_GET_SIZE(noise)) {
-        PyErr_SetString(PyExc_ValueError, "moves and noise must be lists of the same length");
+    /* The noise: a list of one float a move, or the bytes of rng.getrandbits(64 * n) in little-endian
+       order, read as rng.random() would have made the same n floats from the same 2n words. */
+    const unsigned char *bits = NULL;
+    if (!PyList_Check(moves)) {
+        PyErr_SetString(PyExc_ValueError, "moves must be a list");
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(moves);
+    if (PyBytes_Check(noise) && PyBytes_GET_SIZE(noise) == 8 * n) {
+        bits = (const unsigned char *)PyBytes_AS_STRING(noise);
+    } else if (!PyList_Check(noise) || PyList_GET_SIZE(noise) != n) {
+        PyErr_SetString(PyExc_ValueError, "noise must be a list of one float a move or 8 bytes a move");
+        return NULL;
+    }
     Ranked *items = PyMem_Malloc((n ? n : 1) * 2 * sizeof(Ranked));
     if (items == NULL)
         return PyErr_NoMemory();
@@ -1950,7 +1968,7 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
         }
         long cell = PyLong_AsLong(PyTuple_GET_ITEM(move, 0));
         long k = PyLong_AsLong(PyTuple_GET_ITEM(move, 1));
-        double r = PyFloat_AsDouble(PyList_GET_ITEM(noise, i));
+        double r = bits != NULL ? random_of(bits + 8 * i) : PyFloat_AsDouble(PyList_GET_ITEM(noise, i));
         if (PyErr_Occurred()) {
             PyMem_Free(items);
             return NULL;
@@ -1968,21 +1986,70 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
         items[i].value = joined * (double)same - mismatched * (double)other + r * 0.01;
         items[i].at = i;
     }
-    rank_sort(items, items + n, n);
-    /* With best: the best `best`, then up to `best` more of the rest (in order) whose cell is in near. */
+    /* With best: the best `best`, then up to `best` more of the rest (in order) whose cell is in near.
+       The same list as sorting all of them: the best `best` are picked in one pass (a later move
+       goes after the equal ones picked before it, as the stable sort puts it), and only the rest
+       whose cell is near are sorted (the near test made once for each run of moves at one cell). */
     Py_ssize_t keep = n, extra = 0;
     if (best >= 0 && best < n) {
-        keep = best;
-        for (Py_ssize_t i = best; i < n && extra < best; i++) {
-            PyObject *cell = PyTuple_GET_ITEM(PyList_GET_ITEM(moves, items[i].at), 0);
-            int found = PySequence_Contains(near, cell);
-            if (found < 0) {
-                PyMem_Free(items);
-                return NULL;
+        Ranked *top = items + n;
+        Py_ssize_t picked = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double v = items[i].value;
+            if (picked == best && !(-v < -top[picked - 1].value))
+                continue;
+            Py_ssize_t at = picked < best ? picked++ : picked - 1;
+            while (at > 0 && -v < -top[at - 1].value) {
+                top[at] = top[at - 1];
+                at--;
             }
-            if (found)
-                items[keep + extra++] = items[i];
+            top[at].value = v;
+            top[at].at = i;
         }
+        /* The picked are skipped below. */
+        char *taken = PyMem_Calloc((size_t)n, 1);
+        if (taken == NULL) {
+            PyMem_Free(items);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < best; i++)
+            taken[top[i].at] = 1;
+        Py_ssize_t nearby = 0;
+        int empty = (PyAnySet_Check(near) && PySet_GET_SIZE(near) == 0) ||
+                    (PyTuple_Check(near) && PyTuple_GET_SIZE(near) == 0);
+        PyObject *last_cell = NULL;
+        int last_found = 0;
+        for (Py_ssize_t i = 0; i < n && !empty; i++) {
+            if (taken[i])
+                continue;
+            PyObject *cell = PyTuple_GET_ITEM(PyList_GET_ITEM(moves, i), 0);
+            if (last_cell == NULL || (cell != last_cell && PyObject_RichCompareBool(cell, last_cell, Py_EQ) != 1)) {
+                last_found = PySequence_Contains(near, cell);
+                if (last_found < 0) {
+                    PyMem_Free(taken);
+                    PyMem_Free(items);
+                    return NULL;
+                }
+                last_cell = cell;
+            }
+            if (last_found)
+                items[nearby++] = items[i]; /* nearby <= i: items from i on are not yet read */
+        }
+        PyMem_Free(taken);
+        /* items[0:nearby] in order; sorted stably with the room after top as scratch. */
+        Ranked *scratch = PyMem_Malloc((nearby ? nearby : 1) * sizeof(Ranked));
+        if (scratch == NULL) {
+            PyMem_Free(items);
+            return PyErr_NoMemory();
+        }
+        rank_sort(items, scratch, nearby);
+        PyMem_Free(scratch);
+        extra = nearby < best ? nearby : best;
+        memmove(items + best, items, (size_t)extra * sizeof(Ranked));
+        memcpy(items, top, (size_t)best * sizeof(Ranked));
+        keep = best;
+    } else {
+        rank_sort(items, items + n, n);
     }
     PyObject *out = PyList_New(keep + extra);
     if (out == NULL) {

@@ -39,7 +39,7 @@ class Area:
         moves: list[tuple[int, int]],
         joined: float,
         mismatched: float,
-        noise: list[float],
+        noise: list[float] | bytes,
         best: int | None = None,
         near: Container[int] = (),
     ) -> list[tuple[float, tuple[int, int]]]: ...

@@ -30,6 +30,8 @@ from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, product
+from random import Random
+from struct import unpack
 from typing import NamedTuple
 
 from dorf.rules.hexgrid import CELL_DELTAS, ORIGIN, Hex, cell_of, hex_of, on_grid
@@ -452,7 +454,7 @@ class PlayArea:
         moves: list[tuple[int, int]],
         joined: float,
         mismatched: float,
-        noise: list[float],
+        noise: list[float] | bytes,
         best: int | None = None,
         near: Container[int] = (),
     ) -> list[tuple[float, tuple[int, int]]]:
@@ -461,8 +463,16 @@ class PlayArea:
         With ``best``: only the best ``best`` of them, then up to ``best`` more of the rest, in
         order, whose cell is in ``near``.
 
+        ``noise`` is a list of one float a move, or ``rng.getrandbits(64 * len(moves))`` as 8
+        little-endian bytes a move (:func:`random_floats`): the same floats as ``rng.random()``
+        once a move, made without a Python call each.
+
         The rollout policies of :mod:`dorf.players.search` and :mod:`dorf.players.planner` rank
         their moves with it."""
+        if isinstance(noise, bytes):
+            if len(noise) != 8 * len(moves):
+                raise ValueError("noise must be a list of one float a move or 8 bytes a move")
+            noise = random_floats(noise)
         turned = [rotate(face, k) for k in range(6)]
         out = []
         around_cell = -1
@@ -1042,6 +1052,21 @@ class PlayArea:
         new._active = self._active
         new._cells = self._cells.copy()
         return new
+
+
+def random_bits(rng: Random, n: int) -> bytes:
+    """``n`` moves' noise for :meth:`PlayArea.contact_values` as bytes: the same floats (and the same
+    state of ``rng`` after) as ``[rng.random() for _ in range(n)]``, in one call."""
+    return rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+
+
+def random_floats(bits: bytes) -> list[float]:
+    """The floats ``random.Random.random()`` makes, one from each 8 bytes of ``bits`` (two 32-bit
+    words, little-endian, as ``rng.getrandbits(64 * n).to_bytes(8 * n, "little")`` gives them): the
+    same n floats as calling ``rng.random()`` n times from the same state."""
+    words = unpack(f"<{len(bits) // 4}I", bits)
+    pairs = zip(words[::2], words[1::2], strict=True)
+    return [((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0) for a, b in pairs]
 
 
 def _minus_value(item: tuple[float, tuple[int, int]]) -> float:
