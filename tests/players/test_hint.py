@@ -24,11 +24,11 @@ def test_hint_in_the_cooperative_game_names_a_legal_placement_and_what_others_lo
     assert any(line.startswith("Hint: Place at 0,0 turned ") for line in lines), lines
     weighed = [line for line in lines if "expected" in line]
     values = [float(line.split("expected")[1].split()[0]) for line in weighed]
-    assert len(values) >= 2 and weighed[0].endswith("best")
+    assert len(values) >= 2 and weighed[0].endswith("best") and values[1:] == sorted(values[1:], reverse=True)
     # The coach halves its candidates: one dropped early may show more than the best, on fewer futures.
     for value, line in zip(values[1:], weighed[1:], strict=True):
         assert ("points worse" in line and value < values[0]) or (
-            line.endswith("dropped early") and value >= values[0]
+            line.endswith("as good, on fewer futures") and value >= values[0]
         ), line
 
 

@@ -344,22 +344,18 @@ def cell_problem(area: PlayArea, at: Hex) -> str:
 
 def hint_lines(view: View, seed: int) -> list[str]:
     """The coach's advice for this decision (:func:`dorf.players.coach.hint`): what to do and why,
-    then the placements it weighed, best first, with their estimated worth. Where the coach halves
-    its candidates, one it dropped early was weighed on fewer futures, and its estimate may be
-    above the best's: it says so rather than a negative loss."""
+    then its choice and the four others it valued most, with their estimated worth. Where the
+    coach halves its candidates, one it dropped early was weighed on fewer futures, and its
+    estimate may be above the best's: it says so rather than a negative loss."""
     advice = hint(view, seed=seed)
     out = [f"Hint: {advice.text} (the coach, {DEFAULT_PLAYER})"]
     if not advice.ranked:
         return out
-    best = advice.ranked[0][0]
-    for index, (value, placement) in enumerate(advice.ranked[:5]):
+    best, chosen = advice.ranked[0]
+    out.append(f"  {chosen!s:<10} expected {best:6.1f}  best")
+    for value, placement in sorted(advice.ranked[1:], key=lambda entry: -entry[0])[:4]:
         loss = best - value
-        if index == 0:
-            note = "best"
-        elif loss > 0:
-            note = f"about {loss:.1f} points worse"
-        else:
-            note = "as good on fewer futures: dropped early"
+        note = f"about {loss:.1f} points worse" if loss > 0 else "as good, on fewer futures"
         out.append(f"  {placement!s:<10} expected {value:6.1f}  {note}")
     return out
 
