@@ -5,7 +5,8 @@
     .venv/bin/python examples/endgame_trials.py play --positions positions.pkl --spread 8 \
         --against base.jsonl --out spread8.jsonl
 
-``save`` plays solo games as ``dorf simulate --player planner`` plays them (the player seeded with
+``save`` plays solo games as ``dorf simulate --player planner-v4`` plays them (the expert when
+these trials ran, 6 candidates against 96 futures until the endgame; the player seeded with
 ``player_seed(game seed, 0)``) until no more than ``--threshold`` tiles are left to reveal
 (landscape and task tiles), and keeps each game's placements so far and the player's random
 state there. ``play`` rebuilds each game, restores the player's random state, gives the player
@@ -41,7 +42,7 @@ from dorf.games.coop import CoopGame
 from dorf.lab.clairvoyant import Clairvoyant
 from dorf.lab.simulate import player_seed
 from dorf.players import planner
-from dorf.players.planner import PlannerPlayer, position_of
+from dorf.players.planner import PlannerV4, position_of
 from dorf.rules.area import Placement
 from dorf.rules.tasks import COMPLETED, FAILED
 
@@ -51,7 +52,7 @@ Saved = dict[int, tuple[list[Placement], Any]]
 def save(job: tuple[int, int]) -> tuple[int, list[Placement], Any]:
     """Play one game until ``threshold`` tiles are left to reveal: its placements, the player's state."""
     seed, threshold = job
-    player = PlannerPlayer(player_seed(seed, 0))
+    player = PlannerV4(player_seed(seed, 0))
     state = CoopGame(seed=seed).new_state()
     played: list[Placement] = []
     while not state.is_over:
@@ -87,7 +88,7 @@ def play(seed: int) -> dict[str, Any]:
         state.play(placement)
     options = dict(_OPTIONS)
     seer = options.pop("clairvoyant", None)
-    player = PlannerPlayer(player_seed(seed, 0), **options)
+    player = PlannerV4(player_seed(seed, 0), **options)
     player.rng.setstate(random_state)
     # The research bound, never a seat: told the real order of the stacks (dorf.lab.clairvoyant).
     clairvoyant = None if seer is None else Clairvoyant(seed, width=seer, tries=seer)

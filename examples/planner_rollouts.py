@@ -17,12 +17,12 @@ Without ``--alone`` it plays solo games of the planner with that policy at ``--f
 a placement and ``--depth`` tiles a rollout (default: the planner's 16; more than the game has
 left plays every rollout to the end, valued by the exact score), each player seeded as
 ``dorf simulate`` seeds it (``player_seed(game seed, 0)``), so ``--policy fast`` plays
-``dorf simulate --player planner:FUTURES``'s games (``--width`` and ``--halving`` set the
-candidates a placement and whether they are weighed by sequential halving, the planner's
-options); one JSON line a game (its total and the CPU time a move), and with ``--against`` the
-mean difference game for game from another run's lines and its standard error. With
-``--alone`` the rollout policy itself plays whole games (no look-ahead), which says how strong
-each policy is.
+``dorf simulate --player planner-v4:FUTURES``'s games (``--width``, 6, and ``--halving``, off,
+set the candidates a placement and whether they are weighed by sequential halving, the planner's
+options: ``--width 20 --halving --futures 192`` plays ``planner``'s); one JSON line a game (its
+total and the CPU time a move), and with ``--against`` the mean difference game for game from
+another run's lines and its standard error. With ``--alone`` the rollout policy itself plays
+whole games (no look-ahead), which says how strong each policy is.
 """
 
 from __future__ import annotations
@@ -255,9 +255,13 @@ def main() -> None:
     parser.add_argument(
         "--edges", type=float, default=1.0, help="the weight of the rollout's edges at its end (fast policy)"
     )
-    parser.add_argument("--width", type=int, default=None, help="candidates a decision (default: 6)")
+    # planner-v4's width and weighing, the planner these trials measured against (docs/players.md).
+    parser.add_argument("--width", type=int, default=6, help="candidates a decision (default: 6)")
     parser.add_argument(
-        "--halving", action="store_true", default=None, help="weigh them by sequential halving"
+        "--halving",
+        action="store_true",
+        default=False,
+        help="weigh them by sequential halving (default: all against all futures)",
     )
     parser.add_argument("--recheck", type=int, default=2)
     parser.add_argument("--frontier", action="store_true")
