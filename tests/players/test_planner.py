@@ -373,44 +373,57 @@ def test_the_default_budget_is_the_games_own_and_a_given_budget_wins() -> None:
     assert isinstance(timed, PlannerPlayer) and timed.futures_for("head-to-head") is None
 
 
+def _settings(player: PlannerPlayer) -> dict[str, list[Any]]:
+    """A planner's look-ahead settings in the cooperative game, the Duel and Head to Head."""
+    modes = ("coop", "duel", "head-to-head")
+    return {
+        "depth": [player.depth_for(mode) for mode in modes],
+        "futures": [player.futures_for(mode) for mode in modes],
+        "width": [player.width_for(mode) for mode in modes],
+        "halving": [player.halving_for(mode) for mode in modes],
+        "endgame": [player.endgame_for(mode) for mode in modes],
+    }
+
+
 def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_their_own() -> None:
     """The futures and depth are the game's own unless given (16 tiles in the cooperative game and
     in Head to Head; 20 candidates halved over 192 futures in the cooperative game); planner-v4 (6
     candidates against 96 futures there), planner-v3 (without the endgame too), planner-v2 (12
     tiles over 48 futures in the cooperative game, 8 tiles over 144 in Head to Head) and planner-v1
     (8 tiles in every game) keep what they had, at any budget (the hard level is planner-v1:8)."""
-    modes = ("coop", "duel", "head-to-head")
     planner = make_player("planner")
     assert isinstance(planner, PlannerPlayer)
-    assert [planner.depth_for(mode) for mode in modes] == [16, 8, 16]
-    assert [planner.futures_for(mode) for mode in modes] == [192, 48, 128]
-    assert [planner.width_for(mode) for mode in modes] == [20, 6, 20]
-    assert [planner.halving_for(mode) for mode in modes] == [True, False, True]
-    assert [planner.endgame_for(mode) for mode in modes] == [True, False, False]
+    assert _settings(planner) == {
+        "depth": [16, 8, 16],
+        "futures": [192, 48, 128],
+        "width": [20, 6, 20],
+        "halving": [True, False, True],
+        "endgame": [True, False, False],
+    }
     v4 = make_player("planner-v4")
     assert isinstance(v4, PlannerV4) and v4.name == "planner-v4"
-    assert [v4.depth_for(mode) for mode in modes] == [16, 8, 16]
-    assert [v4.futures_for(mode) for mode in modes] == [96, 48, 128]
-    assert [v4.width_for(mode) for mode in modes] == [6, 6, 20]
-    assert [v4.halving_for(mode) for mode in modes] == [False, False, True]
-    assert [v4.endgame_for(mode) for mode in modes] == [True, False, False]
+    assert _settings(v4) == {
+        "depth": [16, 8, 16],
+        "futures": [96, 48, 128],
+        "width": [6, 6, 20],
+        "halving": [False, False, True],
+        "endgame": [True, False, False],
+    }
     frozen = make_player("planner-v3")
     assert isinstance(frozen, PlannerV3) and frozen.name == "planner-v3"
-    assert [frozen.depth_for(mode) for mode in modes] == [16, 8, 16]
-    assert [frozen.futures_for(mode) for mode in modes] == [96, 48, 128]
-    assert [frozen.width_for(mode) for mode in modes] == [6, 6, 20]
-    assert [frozen.halving_for(mode) for mode in modes] == [False, False, True]
-    assert not any(frozen.endgame_for(mode) for mode in modes)
+    assert _settings(frozen) == {**_settings(v4), "endgame": [False, False, False]}
     for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
         for budget in ("", ":8", ":0"):
             kept = make_player(spec + budget)
             assert isinstance(kept, PlannerPlayer) and kept.name == spec
-            assert [kept.depth_for(mode) for mode in modes] == depths
             futures = [48, 48, 144] if not budget else [int(budget[1:])] * 3
-            assert [kept.futures_for(mode) for mode in modes] == futures
-            assert [kept.width_for(mode) for mode in modes] == [6, 6, 6]
-            assert not any(kept.halving_for(mode) for mode in modes)
-            assert not any(kept.endgame_for(mode) for mode in modes)
+            assert _settings(kept) == {
+                "depth": depths,
+                "futures": futures,
+                "width": [6, 6, 6],
+                "halving": [False] * 3,
+                "endgame": [False] * 3,
+            }
     assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
         make_player("planner-v2"), PlannerV2
     )

@@ -589,15 +589,12 @@ class PlannerV4(PlannerPlayer):
     default_halving = V4_HALVING
 
 
-class PlannerV3(PlannerPlayer):
-    """The planner before its endgame widened (2026-12-04): the same budget in every game, and in
-    the cooperative game's endgame too 6 candidates against 96 futures. Kept under its own name
-    as the fixed baseline that the endgame was measured against."""
+class PlannerV3(PlannerV4):
+    """The planner before its endgame widened (2026-12-04): ``planner-v4`` without it, so in the
+    cooperative game's endgame too 6 candidates against 96 futures. Kept under its own name as the
+    fixed baseline that the endgame was measured against."""
 
     name = "planner-v3"
-    default_futures = V4_FUTURES
-    default_width = V4_WIDTH
-    default_halving = V4_HALVING
     default_endgame = NO_ENDGAME
 
 

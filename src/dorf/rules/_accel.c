@@ -1991,7 +1991,9 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
        goes after the equal ones picked before it, as the stable sort puts it), and only the rest
        whose cell is near are sorted (the near test made once for each run of moves at one cell). */
     Py_ssize_t keep = n, extra = 0;
-    if (best >= 0 && best < n) {
+    if (best == 0) {
+        keep = 0; /* none, and none more */
+    } else if (best > 0 && best < n) {
         Ranked *top = items + n;
         Py_ssize_t picked = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -2006,27 +2008,21 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
             top[at].value = v;
             top[at].at = i;
         }
-        /* The picked are skipped below. */
-        char *taken = PyMem_Calloc((size_t)n, 1);
-        if (taken == NULL) {
-            PyMem_Free(items);
-            return PyErr_NoMemory();
-        }
+        /* The picked are marked (at -1) and skipped below; top keeps their own copies. */
         for (Py_ssize_t i = 0; i < best; i++)
-            taken[top[i].at] = 1;
+            items[top[i].at].at = -1;
         Py_ssize_t nearby = 0;
         int empty = (PyAnySet_Check(near) && PySet_GET_SIZE(near) == 0) ||
                     (PyTuple_Check(near) && PyTuple_GET_SIZE(near) == 0);
         PyObject *last_cell = NULL;
         int last_found = 0;
         for (Py_ssize_t i = 0; i < n && !empty; i++) {
-            if (taken[i])
+            if (items[i].at < 0)
                 continue;
             PyObject *cell = PyTuple_GET_ITEM(PyList_GET_ITEM(moves, i), 0);
             if (last_cell == NULL || (cell != last_cell && PyObject_RichCompareBool(cell, last_cell, Py_EQ) != 1)) {
                 last_found = PySequence_Contains(near, cell);
                 if (last_found < 0) {
-                    PyMem_Free(taken);
                     PyMem_Free(items);
                     return NULL;
                 }
@@ -2035,15 +2031,9 @@ Area_contact_values(Area *self, PyObject *const *args, Py_ssize_t nargs)
             if (last_found)
                 items[nearby++] = items[i]; /* nearby <= i: items from i on are not yet read */
         }
-        PyMem_Free(taken);
-        /* items[0:nearby] in order; sorted stably with the room after top as scratch. */
-        Ranked *scratch = PyMem_Malloc((nearby ? nearby : 1) * sizeof(Ranked));
-        if (scratch == NULL) {
-            PyMem_Free(items);
-            return PyErr_NoMemory();
-        }
-        rank_sort(items, scratch, nearby);
-        PyMem_Free(scratch);
+        /* items[0:nearby] in order, sorted stably with the room after top as scratch (the buffer
+           holds 2n: nearby <= n - best). */
+        rank_sort(items, top + best, nearby);
         extra = nearby < best ? nearby : best;
         memmove(items + best, items, (size_t)extra * sizeof(Ranked));
         memcpy(items, top, (size_t)best * sizeof(Ranked));
