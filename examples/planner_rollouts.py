@@ -1,8 +1,9 @@
 """The planner with a stronger rollout policy: a research trial (docs/players.md).
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
-        [--depth N] [--width N] [--halving] [--weights FILE.json] [--games 60] [--seed 1]
-        [--workers 2] [--out FILE.jsonl] [--against BASE.jsonl]
+        [--depth N] [--width N] [--halving] [--weights FILE.json] [--blend FILE.json [--share S]]
+        [--tempo RATE,OFFSET,SPREAD,POINTS] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
+        [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
         [--frontier] [--shortlist N] [--games 200]
 
@@ -22,13 +23,15 @@ set the candidates a placement and whether they are weighed by sequential halvin
 options: ``--width 20 --halving --futures 192`` plays ``planner``'s); one JSON line a game (its
 total and the CPU time a move), and with ``--against`` the mean difference game for game from
 another run's lines and its standard error. With ``--alone`` the rollout policy itself plays
-whole games (no look-ahead), which says how strong each policy is.
+whole games (no look-ahead), which says how strong each policy is. ``--blend`` and ``--tempo``
+change the evaluation where the planner values a position in full (:class:`LeafEvaluation`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -40,8 +43,9 @@ from types import SimpleNamespace
 from typing import Any, TextIO
 
 from dorf.games.coop import CoopGame
+from dorf.games.seat import ACTIVE_TASKS
 from dorf.lab.simulate import player_seed
-from dorf.players.evaluation import read_weights
+from dorf.players.evaluation import Evaluator, Weights, WeightsError, read_weights
 from dorf.players.outlook import Fits
 from dorf.players.planner import Move, PlannerPlayer, Position, position_of
 from dorf.rules.area import Placement, PlayArea, placements_of
@@ -134,7 +138,63 @@ class HybridRollouts(FullRollouts):
         return PlannerPlayer.policy(self, *args)
 
 
+class LeafEvaluation(Evaluator):
+    """The planner's evaluation with two trial changes where it values a position in full (the
+    rollouts' ends and the candidates' one-placement ranking; the rollouts' moves keep the quick
+    evaluation as shipped):
+
+    - ``blend``: the value a share ``share`` of the way to another set of weights' value of the
+      same terms (an average of two evaluations);
+    - ``tempo``: (rate, offset, spread, points): less ``points`` for each task tile expected never
+      to be revealed, ``softplus(tasks left - free slots - rate x landscapes left - offset)`` on the
+      scale ``spread`` (a game ends when the landscapes run out, and a task tile comes only when
+      fewer than three tasks are open).
+    """
+
+    def __init__(
+        self, weights: Weights, blend: Weights | None, share: float, tempo: tuple[float, ...] | None
+    ) -> None:
+        super().__init__(weights)
+        self.other = Evaluator(blend) if blend is not None else None
+        self.share = share
+        self.tempo = tempo
+
+    def value(
+        self,
+        area: PlayArea,
+        flags: list[tuple[int, str]],
+        landscapes_left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        frontier: bool = True,
+    ) -> float:
+        terms = self.terms(area, flags, landscapes_left, tasks_left, supply, fits, frontier)
+        value = self.value_of(terms)
+        if self.other is not None:
+            value += self.share * (self.other.value_of(terms) - value)
+        if self.tempo is not None and tasks_left:
+            rate, offset, spread, points = self.tempo
+            free = max(0, ACTIVE_TASKS - area.active_count)
+            z = (tasks_left - free - rate * landscapes_left - offset) / spread
+            stranded = spread * (z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z)))
+            value -= points * min(stranded, tasks_left)
+        return value
+
+
 def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
+    player = _make(policy, seed, options)
+    if options.get("blend") or options.get("tempo"):
+        blend = None
+        if options.get("blend"):
+            with open(options["blend"], encoding="utf-8") as file:
+                blend = read_weights(file.read())
+        ev = LeafEvaluation(player.evaluator.weights, blend, options["share"], options.get("tempo"))
+        player._evaluators["coop"] = player.evaluator = ev
+    return player
+
+
+def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     common: dict[str, Any] = dict(
         iterations=options["futures"],
         depth=options["depth"],
@@ -269,6 +329,15 @@ def main() -> None:
     parser.add_argument(
         "--weights", default=None, help="a dorf-weights/1 file for the planner (default: the shipped one)"
     )
+    parser.add_argument(
+        "--blend", default=None, help="a dorf-weights/1 file whose value the full evaluation averages in"
+    )
+    parser.add_argument("--share", type=float, default=0.5, help="the blend's share (default 0.5)")
+    parser.add_argument(
+        "--tempo",
+        default=None,
+        help="RATE,OFFSET,SPREAD,POINTS: the full evaluation counts the task tiles left unrevealed",
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -289,7 +358,25 @@ def main() -> None:
         "weights": args.weights,
         "width": args.width,
         "halving": args.halving,
+        "blend": args.blend,
+        "share": args.share,
+        "tempo": None,
     }
+    if args.tempo:
+        try:
+            tempo = tuple(float(x) for x in args.tempo.split(","))
+        except ValueError:
+            tempo = ()
+        if len(tempo) != 4 or tempo[2] <= 0:
+            parser.error("--tempo takes four numbers, RATE,OFFSET,SPREAD,POINTS, the spread above 0")
+        options["tempo"] = tempo
+    for path in (args.blend, args.weights):
+        if path:
+            try:
+                with open(path, encoding="utf-8") as file:
+                    read_weights(file.read())
+            except (OSError, WeightsError) as exc:
+                parser.error(f"{path}: {exc}")
     seeds = range(args.seed, args.seed + args.games)
     if args.alone:
         games = [alone(s, args.policy, options) for s in seeds]
