@@ -43,9 +43,8 @@ from types import SimpleNamespace
 from typing import Any, TextIO
 
 from dorf.games.coop import CoopGame
-from dorf.games.seat import ACTIVE_TASKS
 from dorf.lab.simulate import player_seed
-from dorf.players.evaluation import Evaluator, Weights, WeightsError, read_weights
+from dorf.players.evaluation import BOARD_FEATURES, Evaluator, Weights, WeightsError, read_weights
 from dorf.players.outlook import Fits
 from dorf.players.planner import Move, PlannerPlayer, Position, position_of
 from dorf.rules.area import Placement, PlayArea, placements_of
@@ -138,6 +137,10 @@ class HybridRollouts(FullRollouts):
         return PlannerPlayer.policy(self, *args)
 
 
+#: Where the free task slots stand among the terms' board features.
+FREE_SLOTS = BOARD_FEATURES.index("free_slots")
+
+
 class LeafEvaluation(Evaluator):
     """The planner's evaluation with two trial changes where it values a position in full (the
     rollouts' ends and the candidates' one-placement ranking; the rollouts' moves keep the quick
@@ -175,7 +178,7 @@ class LeafEvaluation(Evaluator):
             value += self.share * (self.other.value_of(terms) - value)
         if self.tempo is not None and tasks_left:
             rate, offset, spread, points = self.tempo
-            free = max(0, ACTIVE_TASKS - area.active_count)
+            free = terms.board[FREE_SLOTS]
             z = (tasks_left - free - rate * landscapes_left - offset) / spread
             stranded = spread * (z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z)))
             value -= points * min(stranded, tasks_left)
@@ -190,6 +193,7 @@ def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
             with open(options["blend"], encoding="utf-8") as file:
                 blend = read_weights(file.read())
         ev = LeafEvaluation(player.evaluator.weights, blend, options["share"], options.get("tempo"))
+        # The player takes its evaluation from this cache at every decision (evaluator_for).
         player._evaluators["coop"] = player.evaluator = ev
     return player
 
