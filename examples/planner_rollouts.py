@@ -1,7 +1,8 @@
 """The planner with a stronger rollout policy: a research trial (docs/players.md).
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
-        [--depth N] [--width N] [--halving] [--weights FILE.json] [--blend FILE.json [--share S]]
+        [--depth N] [--width N] [--halving] [--weights FILE.json] [--set GROUP.NAME=X ...]
+        [--blend FILE.json [--share S]]
         [--tempo RATE,OFFSET,SPREAD,POINTS] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
         [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
@@ -23,8 +24,10 @@ set the candidates a placement and whether they are weighed by sequential halvin
 options: ``--width 20 --halving --futures 192`` plays ``planner``'s); one JSON line a game (its
 total and the CPU time a move), and with ``--against`` the mean difference game for game from
 another run's lines and its standard error. With ``--alone`` the rollout policy itself plays
-whole games (no look-ahead), which says how strong each policy is. ``--blend`` and ``--tempo``
-change the evaluation where the planner values a position in full (:class:`LeafEvaluation`).
+whole games (no look-ahead), which says how strong each policy is. ``--set value.tasks=1.5``
+changes one weight of the planner's (``--weights``' or the shipped ones) everywhere it evaluates;
+``--blend`` and ``--tempo`` change the evaluation where the planner values a position in full
+(:class:`LeafEvaluation`).
 """
 
 from __future__ import annotations
@@ -44,7 +47,14 @@ from typing import Any, TextIO
 
 from dorf.games.coop import CoopGame
 from dorf.lab.simulate import player_seed
-from dorf.players.evaluation import BOARD_FEATURES, Evaluator, Weights, WeightsError, read_weights
+from dorf.players.evaluation import (
+    BOARD_FEATURES,
+    Evaluator,
+    Weights,
+    WeightsError,
+    load_weights,
+    read_weights,
+)
 from dorf.players.outlook import Fits
 from dorf.players.planner import Move, PlannerPlayer, Position, position_of
 from dorf.rules.area import Placement, PlayArea, placements_of
@@ -198,6 +208,17 @@ def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     return player
 
 
+def changed(weights: Weights, settings: list[tuple[str, str, float]]) -> Weights:
+    """The weights with each (group, name, value) of ``settings`` set (raises WeightsError)."""
+    groups = weights.as_dict()
+    data = {group: dict(values) for group, values in groups.items()}
+    for group, name, value in settings:
+        if name not in data.get(group, {}):
+            raise WeightsError(f"no weight {group}.{name}")
+        data[group][name] = value
+    return Weights.from_dict(data)
+
+
 def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     common: dict[str, Any] = dict(
         iterations=options["futures"],
@@ -209,6 +230,8 @@ def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     if options.get("weights"):
         with open(options["weights"], encoding="utf-8") as file:
             common["weights"] = read_weights(file.read())
+    if options.get("set"):
+        common["weights"] = changed(common.get("weights") or load_weights("coop"), options["set"])
     if policy == "fast":
         if options["edges"] != 1:
             return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
@@ -342,6 +365,13 @@ def main() -> None:
         default=None,
         help="RATE,OFFSET,SPREAD,POINTS: the full evaluation counts the task tiles left unrevealed",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="GROUP.NAME=X",
+        help="set one weight of the planner's, as value.tasks=1.5 (repeatable)",
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -365,7 +395,18 @@ def main() -> None:
         "blend": args.blend,
         "share": args.share,
         "tempo": None,
+        "set": [],
     }
+    for setting in args.set:
+        key, _, number = setting.partition("=")
+        group, _, name = key.partition(".")
+        try:
+            options["set"].append((group, name, float(number)))
+            if not math.isfinite(options["set"][-1][2]):
+                raise ValueError(number)
+            changed(load_weights("coop"), options["set"])
+        except (ValueError, WeightsError) as exc:
+            parser.error(f"--set {setting}: want GROUP.NAME=X, a weight's name and a number ({exc})")
     if args.tempo:
         try:
             tempo = tuple(float(x) for x in args.tempo.split(","))
