@@ -401,12 +401,13 @@ def main() -> None:
         key, _, number = setting.partition("=")
         group, _, name = key.partition(".")
         try:
-            options["set"].append((group, name, float(number)))
-            if not math.isfinite(options["set"][-1][2]):
+            value = float(number)
+            if not math.isfinite(value):
                 raise ValueError(number)
-            changed(load_weights("coop"), options["set"])
+            changed(load_weights("coop"), [(group, name, value)])
         except (ValueError, WeightsError) as exc:
             parser.error(f"--set {setting}: want GROUP.NAME=X, a weight's name and a number ({exc})")
+        options["set"].append((group, name, value))
     if args.tempo:
         try:
             tempo = tuple(float(x) for x in args.tempo.split(","))
