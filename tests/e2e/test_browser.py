@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -215,6 +216,36 @@ def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
         page.keyboard.press("Enter")
         wait_version_after(page, old)
     assert page.locator(".ground > g").count() == 4
+    assert not pages.errors, pages.errors
+
+
+def test_the_next_tile_is_placeable_before_the_last_moves_ok_arrives(server_url: str, pages: Pages) -> None:
+    # The server sends the game's new state before its "ok" for the move: a player who sees the
+    # next tile may place it at once. Here every "ok" is held back, so that order happens each time.
+    page = pages.new()
+    held: list[str] = []
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def forward(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") == "ok":
+                held.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(forward)
+
+    page.route_web_socket(re.compile(r"/ws"), relay)
+    start_from_lobby(page, server_url)
+    page.locator(".legal-cell").first.wait_for()
+    for _ in range(3):
+        old = version(page)
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        wait_version_after(page, old)
+    assert page.locator(".ground > g").count() == 3
+    assert len(held) == 3
     assert not pages.errors, pages.errors
 
 

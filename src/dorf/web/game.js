@@ -212,6 +212,8 @@ class GameController {
     const mineArea = game.areas[me === null ? this.focus ?? 0 : this.areaOf(me)] || game.areas[0];
     const key = `${me}|${revealed ? revealed.id + revealed.face : "-"}|${mineArea.tiles.length}|${game.phase}`;
     if (key !== this.tileKey) {
+      // A new tile to place: a move of ours sent is made (its "ok" may come after this state).
+      this.busy = false;
       this.tileKey = key;
       this.rot = 0;
       this.selected = null;
