@@ -35,7 +35,7 @@ from typing import Any
 from planner_rollouts import policy_move
 
 from dorf.games.coop import CoopGame
-from dorf.games.state import GameView
+from dorf.games.state import GameState, GameView
 from dorf.lab.simulate import player_seed
 from dorf.lab.tune import _outcomes, _record, fit
 from dorf.players.evaluation import Evaluator, Weights, load_weights, weights_document
@@ -54,6 +54,14 @@ class FastPolicy(PlannerPlayer):
         self.evaluator = self.evaluator_for(position.mode)
         legal = position.area.legal_moves(position.face, position.task)
         return placements_of([policy_move(self, position, legal, self.rng)])[0]
+
+
+def play_out(state: GameState, player: PlannerPlayer) -> None:
+    """Play the game to its end with ``player``."""
+    while not state.is_over:
+        ending = player.choose(state.view())
+        assert isinstance(ending, Placement)
+        state.apply(ending)
 
 
 def leaves_of(job: tuple[int, int, float, int]) -> dict[str, Any]:
@@ -82,10 +90,7 @@ def leaves_of(job: tuple[int, int, float, int]) -> dict[str, Any]:
             revealed = None if branch.is_over else branch.revealed_for(0)
             if revealed is not None:
                 record = _record(evaluator, branch.view(), revealed)
-                while not branch.is_over:
-                    ending = finish.choose(branch.view())
-                    assert isinstance(ending, Placement)
-                    branch.play(ending)
+                play_out(branch, finish)
                 samples.append(_outcomes(branch.areas[0], branch.score().total, [record], seed))
         decision = trunk.choose(state.view())
         assert isinstance(decision, Placement)
