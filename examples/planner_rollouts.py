@@ -2,7 +2,7 @@
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
         [--depth N] [--width N] [--halving] [--weights FILE.json] [--set GROUP.NAME=X ...]
-        [--blend FILE.json [--share S]]
+        [--blend FILE.json [--share S]] [--prior S]
         [--tempo RATE,OFFSET,SPREAD,POINTS] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
         [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
@@ -27,7 +27,8 @@ another run's lines and its standard error. With ``--alone`` the rollout policy 
 whole games (no look-ahead), which says how strong each policy is. ``--set value.tasks=1.5``
 changes one weight of the planner's (``--weights``' or the shipped ones) everywhere it evaluates;
 ``--blend`` and ``--tempo`` change the evaluation where the planner values a position in full
-(:class:`LeafEvaluation`).
+(:class:`LeafEvaluation`); ``--prior S`` makes sequential halving rank the candidates a share S
+of the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`).
 """
 
 from __future__ import annotations
@@ -147,6 +148,55 @@ class HybridRollouts(FullRollouts):
         return PlannerPlayer.policy(self, *args)
 
 
+class PriorMixed(PlannerPlayer):
+    """The planner whose sequential halving ranks each candidate by its rollouts' mean a share
+    ``prior`` of the way to its own value one placement ahead (the full evaluation just after it,
+    with its edges), as AlphaGo mixed its value network with its rollouts' outcomes; not in the
+    endgame, where every rollout ends the game and is exact."""
+
+    def __init__(self, seed: int = 0, *, prior: float = 0.25, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.prior = prior
+        self._position: Position | None = None
+        self._ahead: dict[Move, float] = {}
+
+    def ranked(self, position: Position) -> list[tuple[float, Move]]:
+        self._position = position
+        self._ahead = {}
+        return super().ranked(position)
+
+    def ahead(self, move: Move) -> float:
+        """The move's full value one placement ahead (cached for the decision)."""
+        found = self._ahead.get(move)
+        if found is None:
+            position = self._position
+            assert position is not None
+            area, ev, (cell, k) = position.area, self.evaluator, move
+            same, other = area.contacts(position.face, cell, k)
+            area.push(position.face, cell, k, flag=position.flag, task=position.task)
+            flags = list(position.flags)
+            if position.flag is not None:
+                flags.append((cell, position.flag))
+            found = ev.value(
+                area, flags, position.landscapes_left, position.tasks_left, position.supply, position.fits
+            )
+            area.pop()
+            found = self._ahead[move] = found + ev.joined_edge * same - ev.mismatched_edge * other
+        return found
+
+    def weighed(self, candidates: list[Move], totals: list[float], counts: list[int]) -> list[float]:
+        means = super().weighed(candidates, totals, counts)
+        position = self._position
+        assert position is not None
+        if position.landscapes_left + position.tasks_left <= self.depth_for(position.mode):
+            return means
+        share = self.prior
+        return [
+            mean + share * (self.ahead(move) - mean) if count else mean
+            for mean, move, count in zip(means, candidates, counts, strict=True)
+        ]
+
+
 #: Where the free task slots stand among the terms' board features.
 FREE_SLOTS = BOARD_FEATURES.index("free_slots")
 
@@ -233,6 +283,8 @@ def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     if options.get("set"):
         common["weights"] = changed(common.get("weights") or load_weights("coop"), options["set"])
     if policy == "fast":
+        if options.get("prior"):
+            return PriorMixed(seed, prior=options["prior"], **common)
         if options["edges"] != 1:
             return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
         return PlannerPlayer(seed, **common)
@@ -372,6 +424,12 @@ def main() -> None:
         metavar="GROUP.NAME=X",
         help="set one weight of the planner's, as value.tasks=1.5 (repeatable)",
     )
+    parser.add_argument(
+        "--prior",
+        type=float,
+        default=0.0,
+        help="halving ranks the candidates this share of the way to their one-placement values (fast policy)",
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -397,6 +455,10 @@ def main() -> None:
         "tempo": None,
         "set": [],
     }
+    if args.prior:
+        if args.policy != "fast" or args.edges != 1 or not -1 <= args.prior <= 1:
+            parser.error("--prior takes a share in [-1, 1] with the fast policy and its edges")
+        options["prior"] = args.prior
     for setting in args.set:
         key, _, number = setting.partition("=")
         group, _, name = key.partition(".")

@@ -348,7 +348,8 @@ class PlannerPlayer:
         alive = list(range(len(candidates)))
         survived = [0] * len(candidates)
         for phase, (keep, share) in enumerate(((len(candidates), 4), (4, 2), (2, 1))):
-            alive = sorted(alive, key=lambda i: -totals[i] / max(counts[i], 1))[:keep]
+            means = self.weighed(candidates, totals, counts)
+            alive = sorted(alive, key=lambda i: -means[i])[:keep]
             alive += [i for i in kept if i not in alive]
             for i in alive:
                 survived[i] = phase
@@ -358,8 +359,13 @@ class PlannerPlayer:
                 for i in alive:
                     totals[i] += self.rollout(position, candidates[i], future, random.Random(seed))
                     counts[i] += 1
-        order = sorted(range(len(candidates)), key=lambda i: (-survived[i], -totals[i] / counts[i]))
-        return [(totals[i] / counts[i], placements_of([candidates[i]])[0]) for i in order]
+        means = self.weighed(candidates, totals, counts)
+        order = sorted(range(len(candidates)), key=lambda i: (-survived[i], -means[i]))
+        return [(means[i], placements_of([candidates[i]])[0]) for i in order]
+
+    def weighed(self, candidates: list[Move], totals: list[float], counts: list[int]) -> list[float]:
+        """What sequential halving ranks the candidates by: the mean of each one's rollouts so far."""
+        return [total / max(count, 1) for total, count in zip(totals, counts, strict=True)]
 
     def next_tiles(self, position: Position, after: PlayArea) -> list[tuple[float, Tile, TaskSpec | None]]:
         """The tiles that may be revealed next, each with its chance (tiles with the same face, flag
