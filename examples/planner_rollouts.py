@@ -2,7 +2,7 @@
 
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
         [--depth N] [--width N] [--halving] [--weights FILE.json] [--set GROUP.NAME=X ...]
-        [--blend FILE.json [--share S]] [--prior S]
+        [--blend FILE.json [--share S]] [--prior S] [--temperature T]
         [--tempo RATE,OFFSET,SPREAD,POINTS] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
         [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
@@ -28,7 +28,9 @@ whole games (no look-ahead), which says how strong each policy is. ``--set value
 changes one weight of the planner's (``--weights``' or the shipped ones) everywhere it evaluates;
 ``--blend`` and ``--tempo`` change the evaluation where the planner values a position in full
 (:class:`LeafEvaluation`); ``--prior S`` makes sequential halving rank the candidates a share S
-of the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`).
+of the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`);
+``--temperature T`` makes the rollout policy sample its move among its shortlist by exp(value / T)
+(:class:`SoftRollouts`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,38 @@ from dorf.rules.tasks import TaskSpec
 from dorf.rules.tiles import Tile
 
 
+def quick_values(
+    player: PlannerPlayer,
+    area: PlayArea,
+    tile: Tile,
+    task: TaskSpec | None,
+    moves: list[Move],
+    flags: list[tuple[int, str]],
+    left: int,
+    tasks_left: int,
+    supply: dict[str, int],
+    rng: random.Random,
+) -> tuple[list[tuple[int, str]], list[tuple[float, float, int, int]]]:
+    """The rollout policy's shortlist, each move's (quick value + edges' worth, edges' worth, cell,
+    rotation), as the planner's policy values them; with the flags list the tile's flag then uses."""
+    ev = player.evaluator
+    face = tile.face
+    shortlist = player.shortlisted(area, face, moves, flags, rng)
+    flag = tile.flag
+    if flag is not None:
+        flags = [*flags, (-1, flag)]
+    ledger = ev.task_ledger(area) if task is None else None
+    scored = []
+    for gain, (cell, k) in shortlist:
+        area.push(face, cell, k, flag=flag, task=task)
+        if flag is not None:
+            flags[-1] = (cell, flag)
+        value = ev.quick(area, flags, left, tasks_left, supply, None if area.last_changes() else ledger)
+        area.pop()
+        scored.append((value + gain, gain, cell, k))
+    return flags, scored
+
+
 class FullRollouts(PlannerPlayer):
     """The planner whose rollout policy re-values its best ``recheck`` placements (by the quick
     evaluation) with the full evaluation."""
@@ -86,20 +120,8 @@ class FullRollouts(PlannerPlayer):
         rng: random.Random,
     ) -> tuple[float, Move]:
         ev = self.evaluator
-        face = tile.face
-        shortlist = self.shortlisted(area, face, moves, flags, rng)
-        flag = tile.flag
-        if flag is not None:
-            flags = [*flags, (-1, flag)]
-        ledger = ev.task_ledger(area) if task is None else None
-        scored = []
-        for gain, (cell, k) in shortlist:
-            area.push(face, cell, k, flag=flag, task=task)
-            if flag is not None:
-                flags[-1] = (cell, flag)
-            value = ev.quick(area, flags, left, tasks_left, supply, None if area.last_changes() else ledger)
-            area.pop()
-            scored.append((value + gain, gain, cell, k))
+        face, flag = tile.face, tile.flag
+        flags, scored = quick_values(self, area, tile, task, moves, flags, left, tasks_left, supply, rng)
         scored.sort(key=lambda item: -item[0])
         best = scored[0]
         if self.recheck > 1 and len(scored) > 1:
@@ -146,6 +168,42 @@ class HybridRollouts(FullRollouts):
         if self._step <= self.full_steps:
             return FullRollouts.policy(self, *args)
         return PlannerPlayer.policy(self, *args)
+
+
+class SoftRollouts(PlannerPlayer):
+    """The planner whose rollout policy samples its move among the shortlist with chances
+    proportional to exp(value / ``temperature``) instead of taking the best (simulation balancing:
+    a rollout policy whose mistakes average out may value the candidates better than a stronger
+    one whose mistakes repeat). The noise comes from the rollout's own random stream, which every
+    candidate shares for a future."""
+
+    def __init__(self, seed: int = 0, *, temperature: float = 1.0, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.temperature = temperature
+
+    def policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[Move],
+        flags: list[tuple[int, str]],
+        left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        rng: random.Random,
+    ) -> tuple[float, Move]:
+        _, valued = quick_values(self, area, tile, task, moves, flags, left, tasks_left, supply, rng)
+        top = max(value for value, _, _, _ in valued)
+        weights = [math.exp((value - top) / self.temperature) for value, _, _, _ in valued]
+        pick = rng.random() * sum(weights)
+        for weight, (_, gain, cell, k) in zip(weights, valued, strict=True):
+            pick -= weight
+            if pick <= 0:
+                return gain, (cell, k)
+        _, gain, cell, k = valued[-1]
+        return gain, (cell, k)
 
 
 class PriorMixed(PlannerPlayer):
@@ -285,6 +343,8 @@ def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     if policy == "fast":
         if options.get("prior"):
             return PriorMixed(seed, prior=options["prior"], **common)
+        if options.get("temperature"):
+            return SoftRollouts(seed, temperature=options["temperature"], **common)
         if options["edges"] != 1:
             return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
         return PlannerPlayer(seed, **common)
@@ -430,6 +490,12 @@ def main() -> None:
         default=0.0,
         help="halving ranks the candidates this share of the way to their one-placement values (fast policy)",
     )
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=0.0,
+        help="the rollout policy samples its move by exp(value / T) among its shortlist (fast policy)",
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -459,6 +525,10 @@ def main() -> None:
         if args.policy != "fast" or args.edges != 1 or not -1 <= args.prior <= 1:
             parser.error("--prior takes a share in [-1, 1] with the fast policy and its edges")
         options["prior"] = args.prior
+    if args.temperature:
+        if args.policy != "fast" or args.edges != 1 or args.prior or not args.temperature > 0:
+            parser.error("--temperature takes a number above 0 with the fast policy and its edges")
+        options["temperature"] = args.temperature
     for setting in args.set:
         key, _, number = setting.partition("=")
         group, _, name = key.partition(".")
