@@ -197,12 +197,7 @@ class SoftRollouts(PlannerPlayer):
         _, valued = quick_values(self, area, tile, task, moves, flags, left, tasks_left, supply, rng)
         top = max(value for value, _, _, _ in valued)
         weights = [math.exp((value - top) / self.temperature) for value, _, _, _ in valued]
-        pick = rng.random() * sum(weights)
-        for weight, (_, gain, cell, k) in zip(weights, valued, strict=True):
-            pick -= weight
-            if pick <= 0:
-                return gain, (cell, k)
-        _, gain, cell, k = valued[-1]
+        _, gain, cell, k = rng.choices(valued, weights)[0]
         return gain, (cell, k)
 
 
