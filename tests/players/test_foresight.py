@@ -5,7 +5,7 @@ from __future__ import annotations
 from dorf.games.coop import CoopGame, CoopState
 from dorf.players import make_player
 from dorf.players.foresight import foresee, foresight_gains
-from dorf.players.planner import PlannerPlayer
+from dorf.players.planner import PlannerPlayer, PlannerV5
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex, cell_of
 from dorf.rules.tasks import COMPLETED, OPEN
@@ -21,6 +21,8 @@ def _turn_nine_of_seed_five() -> CoopState:
 
 
 def test_a_placement_that_completes_a_task_completes_it_in_every_future() -> None:
+    """Seen by planner-v5, whose weights do not move, so the words recorded here stay (the rollouts
+    that play the futures follow the evaluation's weights)."""
     state = _turn_nine_of_seed_five()
     view = state.view()
     completing, elsewhere = Placement(Hex(-4, 1), 1), Placement(Hex(0, -2), 0)
@@ -33,13 +35,13 @@ def test_a_placement_that_completes_a_task_completes_it_in_every_future() -> Non
     area.push(revealed.tile.face, cell_of(*completing.at), completing.rot)
     assert area.tasks[river].status is COMPLETED
     area.pop()
-    mine = foresee(PlannerPlayer(1), view, completing, 16, seed=7)
-    theirs = foresee(PlannerPlayer(1), view, elsewhere, 16, seed=7)
+    mine = foresee(PlannerV5(1), view, completing, 16, seed=7)
+    theirs = foresee(PlannerV5(1), view, elsewhere, 16, seed=7)
     assert mine.futures == theirs.futures == 16
     assert mine.share(mine.tasks[river]) == 1.0
     assert theirs.share(theirs.tasks[river]) < 1.0
     fresh = _turn_nine_of_seed_five().view()
-    assert foresight_gains(PlannerPlayer(1), fresh, completing, elsewhere, seed=7) == [
+    assert foresight_gains(PlannerV5(1), fresh, completing, elsewhere, seed=7) == [
         "completes river 6 within the next 16 tiles in 100% of sampled futures (the other 88%)"
     ]
 

@@ -36,6 +36,7 @@ from dorf.players.planner import (
     PlannerV2,
     PlannerV3,
     PlannerV4,
+    PlannerV5,
     endgame_futures,
     fits_of,
     flags_of,
@@ -429,6 +430,28 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
     )
     assert level_spec("hard") == "planner-v1:8"
     assert PlannerPlayer(3, depth=5).depth_for("coop") == 5
+
+
+def test_planner_v5_and_the_older_planners_keep_the_weights_they_were_measured_with() -> None:
+    """The shipped cooperative evaluation counts open tasks 1.25 times (since 2026-12-05);
+    planner-v5, and planner-v4 to planner-v1 with it (the hard level among them), read
+    planner-weights-v5.json, 1.96 times as dorf tune fitted them: the two files differ in that
+    weight only, and in the other games every planner reads the same weights."""
+    planner = make_player("planner")
+    assert isinstance(planner, PlannerPlayer)
+    shipped = planner.evaluator_for("coop").weights
+    assert shipped.value["tasks"] == 1.25
+    for spec in ("planner-v5", "planner-v4", "planner-v3", "planner-v2", "planner-v1", level_spec("hard")):
+        frozen = make_player(spec)
+        assert isinstance(frozen, PlannerV5)
+        old = frozen.evaluator_for("coop").weights
+        assert old.value["tasks"] == 1.95727
+        assert old.as_dict() == {**shipped.as_dict(), "value": {**shipped.value, "tasks": 1.95727}}
+        for mode in ("duel", "head-to-head"):
+            assert frozen.evaluator_for(mode).weights == planner.evaluator_for(mode).weights
+    assert make_player("planner-v5").name == "planner-v5"
+    given = Weights()
+    assert PlannerV5(1, weights=given).evaluator_for("coop").weights is given
 
 
 class _CountingPlanner(PlannerPlayer):

@@ -54,6 +54,10 @@ WEIGHTS_FILES = {
     "duel": "planner-weights-duel.json",
     "head-to-head": "planner-weights-head-to-head.json",
 }
+#: The weights files of the frozen planners, ``planner-v5`` and before: the cooperative game's as
+#: ``dorf tune`` wrote it, its open tasks counted 1.96 times (the shipped file counts them 1.25
+#: times since 2026-12-05, docs/players.md), the other games' as shipped.
+V5_WEIGHTS_FILES = {**WEIGHTS_FILES, "coop": "planner-weights-v5.json"}
 WEIGHTS_FORMAT = "dorf-weights/1"
 #: Task types whose edges must meet their own kind.
 NETWORK_LETTERS = "RT"
@@ -193,6 +197,7 @@ def read_weights(text: str) -> Weights:
     return Weights.from_dict(document.get("weights"))
 
 
+#: The weights files read so far, by name.
 _SHIPPED: dict[str, Weights] = {}
 
 
@@ -201,12 +206,14 @@ def weights_file(mode: str = "coop") -> str:
     return WEIGHTS_FILES[mode]
 
 
-def load_weights(mode: str = "coop") -> Weights:
-    """The weights shipped with the package for ``mode`` (read once)."""
-    if mode not in _SHIPPED:
-        text = resources.files("dorf.data").joinpath(weights_file(mode)).read_text(encoding="utf-8")
-        _SHIPPED[mode] = read_weights(text)
-    return _SHIPPED[mode]
+def load_weights(mode: str = "coop", file: str | None = None) -> Weights:
+    """The weights shipped with the package for ``mode``, or those of the shipped ``file`` (in
+    ``dorf/data``; each file read once)."""
+    name = weights_file(mode) if file is None else file
+    if name not in _SHIPPED:
+        text = resources.files("dorf.data").joinpath(name).read_text(encoding="utf-8")
+        _SHIPPED[name] = read_weights(text)
+    return _SHIPPED[name]
 
 
 # --- features ---------------------------------------------------------------------------
@@ -649,6 +656,7 @@ __all__ = [
     "FLAG_FEATURES",
     "FLAG_POINTS",
     "TASK_FEATURES",
+    "V5_WEIGHTS_FILES",
     "VALUE_FEATURES",
     "WEIGHTS_FILE",
     "WEIGHTS_FILES",

@@ -23,7 +23,7 @@ from dorf.games.headtohead import Pick
 from dorf.games.modes import MODES
 from dorf.games.seat import ACTIVE_TASKS, OPENING_TASK_TURNS
 from dorf.games.state import GameView, Revealed
-from dorf.players.evaluation import Evaluator, Weights, load_weights
+from dorf.players.evaluation import V5_WEIGHTS_FILES, WEIGHTS_FILES, Evaluator, Weights, load_weights
 from dorf.players.outlook import Fits
 from dorf.players.search import SearchPlayer, _Future, _Seat, coming_of, drafting, over_futures
 from dorf.rules.area import Placement, PlayArea, placements_of, random_bits
@@ -183,6 +183,8 @@ class PlannerPlayer:
     default_width: ClassVar[dict[str, int]] = DEFAULT_WIDTH
     default_halving: ClassVar[dict[str, bool]] = DEFAULT_HALVING
     default_endgame: ClassVar[dict[str, bool]] = DEFAULT_ENDGAME
+    #: Per game, the shipped weights file its evaluation reads when no weights are given.
+    weights_files: ClassVar[dict[str, str]] = WEIGHTS_FILES
 
     def __init__(
         self,
@@ -246,10 +248,11 @@ class PlannerPlayer:
         return self.default_depth[mode] if self.depth is None else self.depth
 
     def evaluator_for(self, mode: str) -> Evaluator:
-        """The evaluation for a mode: the weights given, else the ones shipped for the mode."""
+        """The evaluation for a mode: the weights given, else the file of :attr:`weights_files`."""
         found = self._evaluators.get(mode)
         if found is None:
-            found = self._evaluators[mode] = Evaluator(self.weights or load_weights(mode))
+            weights = self.weights or load_weights(mode, self.weights_files[mode])
+            found = self._evaluators[mode] = Evaluator(weights)
         return found
 
     def choose(self, view: View) -> Placement | Pick:
@@ -584,10 +587,20 @@ class PlannerPlayer:
         return best[1], (best[2], best[3])
 
 
-class PlannerV4(PlannerPlayer):
+class PlannerV5(PlannerPlayer):
+    """The planner before its cooperative evaluation counted open tasks 1.25 times (2026-12-05):
+    1.96 times, as ``dorf tune`` fitted it (the weights file ``planner-weights-v5.json``); the
+    look-ahead and the other games as now. Kept under its own name as the fixed baseline that change
+    was measured against; the older planners keep its weights too."""
+
+    name = "planner-v5"
+    weights_files = V5_WEIGHTS_FILES
+
+
+class PlannerV4(PlannerV5):
     """The planner before its cooperative look-ahead weighed 20 candidates by sequential halving
-    over 192 futures (2026-12-04): 6 candidates against each of 96 futures there, the rest as now.
-    Kept under its own name as the fixed baseline that change was measured against."""
+    over 192 futures (2026-12-04): 6 candidates against each of 96 futures there, the rest as
+    ``planner-v5``. Kept under its own name as the fixed baseline that change was measured against."""
 
     name = "planner-v4"
     default_futures = V4_FUTURES
@@ -604,7 +617,7 @@ class PlannerV3(PlannerV4):
     default_endgame = NO_ENDGAME
 
 
-class PlannerV2(PlannerPlayer):
+class PlannerV2(PlannerV5):
     """The planner as it was before its rollouts went 16 tiles deep over 96 futures: 12 tiles over
     48 in the cooperative game, 8 over 144 in Head to Head. Kept under its own name, like
     ``search-v1``, so that progress is measured against a player that does not move."""
@@ -617,7 +630,7 @@ class PlannerV2(PlannerPlayer):
     default_endgame = NO_ENDGAME
 
 
-class PlannerV1(PlannerPlayer):
+class PlannerV1(PlannerV5):
     """The planner before ``planner-v2``: 8-tile rollouts in every game (the ``hard`` level is
     ``planner-v1:8``). Kept unchanged as a fixed baseline."""
 

@@ -10,8 +10,9 @@ in the Head to Head draft.
 - ``search-v1`` (also ``search``): the first look-ahead over sampled futures
   (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
 - ``planner``: the strongest, a look-ahead with a tuned evaluation
-  (:mod:`dorf.players.planner`); ``planner-v4`` (6 candidates over 96 futures in the
-  cooperative game), ``planner-v3`` (without its wider endgame too), ``planner-v2`` (12-tile
+  (:mod:`dorf.players.planner`); ``planner-v5`` (open tasks counted 1.96 times in the
+  cooperative evaluation), ``planner-v4`` (6 candidates over 96 futures there too),
+  ``planner-v3`` (without its wider endgame too), ``planner-v2`` (12-tile
   rollouts over 48 futures in the cooperative game) and ``planner-v1`` (8-tile rollouts) are it
   as it was before, kept unchanged as fixed baselines;
 - ``learned``: a one-placement policy trained by ``dorf learn`` (:mod:`dorf.players.learned`;
@@ -37,7 +38,14 @@ from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.learned import LearnedPlayer
 from dorf.players.levels import level_spec
-from dorf.players.planner import PlannerPlayer, PlannerV1, PlannerV2, PlannerV3, PlannerV4
+from dorf.players.planner import (
+    PlannerPlayer,
+    PlannerV1,
+    PlannerV2,
+    PlannerV3,
+    PlannerV4,
+    PlannerV5,
+)
 from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
 
@@ -94,6 +102,7 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v5": PlannerV5,
     "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,
     "planner-v2": PlannerV2,
@@ -105,6 +114,7 @@ BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v5": PlannerV5,
     "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,
     "planner-v2": PlannerV2,
