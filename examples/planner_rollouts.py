@@ -3,8 +3,8 @@
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
         [--depth N] [--width N] [--halving] [--weights FILE.json] [--set GROUP.NAME=X ...]
         [--blend FILE.json [--share S]] [--prior S] [--temperature T]
-        [--tempo RATE,OFFSET,SPREAD,POINTS] [--games 60] [--seed 1] [--workers 2] [--out FILE.jsonl]
-        [--against BASE.jsonl]
+        [--tempo RATE,OFFSET,SPREAD,POINTS] [--growth G] [--games 60] [--seed 1] [--workers 2]
+        [--out FILE.jsonl] [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
         [--frontier] [--shortlist N] [--games 200]
 
@@ -15,20 +15,20 @@ evaluation, the look at which cells a tile can still enter included (without the
 whole frontier unless ``--frontier``): a stronger policy at about twice the cost. ``hybrid`` does
 so for the first ``--full-steps`` tiles of a rollout (4) only.
 
-Without ``--alone`` it plays solo games of the planner with that policy at ``--futures`` futures
-a placement and ``--depth`` tiles a rollout (default: the planner's 16; more than the game has
-left plays every rollout to the end, valued by the exact score), each player seeded as
-``dorf simulate`` seeds it (``player_seed(game seed, 0)``), so ``--policy fast`` plays
-``dorf simulate --player planner-v4:FUTURES``'s games (``--width``, 6, and ``--halving``, off,
-set the candidates a placement and whether they are weighed by sequential halving, the planner's
-options: ``--width 20 --halving --futures 192`` plays ``planner``'s); one JSON line a game (its
-total and the CPU time a move), and with ``--against`` the mean difference game for game from
-another run's lines and its standard error. With ``--alone`` the rollout policy itself plays
-whole games (no look-ahead), which says how strong each policy is. ``--set value.tasks=1.5``
-changes one weight of the planner's (``--weights``' or the shipped ones) everywhere it evaluates;
-``--blend`` and ``--tempo`` change the evaluation where the planner values a position in full
-(:class:`LeafEvaluation`); ``--prior S`` makes sequential halving rank the candidates a share S
-of the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`);
+Without ``--alone`` it plays solo games of the planner with that policy at ``--futures`` futures a
+placement and ``--depth`` tiles a rollout (default: the planner's 16; more than the game has left
+plays every rollout to the end, valued by the exact score), each player seeded as ``dorf simulate``
+seeds it (``player_seed(game seed, 0)``), so ``--policy fast`` plays ``dorf simulate --player
+planner-v4:FUTURES``'s games (``--width``, 6, and ``--halving``, off, set the candidates a placement
+and whether they are weighed by sequential halving, the planner's options: ``--width 20 --halving
+--futures 192`` plays ``planner``'s); one JSON line a game (its total and the CPU time a move), and
+with ``--against`` the mean difference game for game from another run's lines and its standard error
+(each line holds the game's score pad too). With ``--alone`` the rollout policy itself plays whole
+games (no look-ahead), which says how strong each policy is. ``--set value.tasks=1.5`` changes one
+weight of the planner's (``--weights``' or the shipped ones) everywhere it evaluates; ``--blend``,
+``--tempo`` and ``--growth`` change the evaluation where the planner values a position in full
+(:class:`LeafEvaluation`); ``--prior S`` makes sequential halving rank the candidates a share S of
+the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`);
 ``--temperature T`` makes the rollout policy sample its move among its shortlist by exp(value / T)
 (:class:`SoftRollouts`).
 """
@@ -60,8 +60,9 @@ from dorf.players.evaluation import (
 )
 from dorf.players.outlook import Fits
 from dorf.players.planner import Move, PlannerPlayer, Position, position_of
-from dorf.rules.area import Placement, PlayArea, placements_of
+from dorf.rules.area import FIGURES_PER_TILE, Placement, PlayArea, placements_of
 from dorf.rules.tasks import TaskSpec
+from dorf.rules.terrain import AREA_LETTERS
 from dorf.rules.tiles import Tile
 
 
@@ -265,15 +266,27 @@ class LeafEvaluation(Evaluator):
       to be revealed, ``softplus(tasks left - free slots - rate x landscapes left - offset)`` on the
       scale ``spread`` (a game ends when the landscapes run out, and a task tile comes only when
       fewer than three tasks are open).
+    - ``growth``: the longest river's and track's room to grow. The score counts the largest river
+      network and the largest track network in tiles; the value counts them as they stand. With
+      ``growth`` g, each network may still gain g tiles for each of its open ends (up to 2) and
+      each landscape tile left showing its terrain, and the value adds what the best of them
+      would then be worth beyond the longest now:
+      ``max(size + g x min(open ends, 2) x tiles left) - longest`` for rivers and for tracks.
     """
 
     def __init__(
-        self, weights: Weights, blend: Weights | None, share: float, tempo: tuple[float, ...] | None
+        self,
+        weights: Weights,
+        blend: Weights | None,
+        share: float,
+        tempo: tuple[float, ...] | None,
+        growth: float = 0.0,
     ) -> None:
         super().__init__(weights)
         self.other = Evaluator(blend) if blend is not None else None
         self.share = share
         self.tempo = tempo
+        self.growth = growth
 
     def value(
         self,
@@ -295,17 +308,46 @@ class LeafEvaluation(Evaluator):
             z = (tasks_left - free - rate * landscapes_left - offset) / spread
             stranded = spread * (z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z)))
             value -= points * min(stranded, tasks_left)
+        if self.growth:
+            value += self.room_to_grow(area, supply)
         return value
+
+    def room_to_grow(self, area: PlayArea, supply: dict[str, int]) -> float:
+        """What the longest river and track may still add (``growth``, above)."""
+        figures = area.tile_figures()
+        extra = 0.0
+        for letter, longest in (("R", area.longest_river), ("T", area.longest_track)):
+            left = supply.get(letter, 0)
+            if not left or not longest:
+                continue
+            offset = 1 + 2 * AREA_LETTERS.index(letter)
+            sizes = figures[offset::FIGURES_PER_TILE]
+            opens = figures[offset + 1 :: FIGURES_PER_TILE]
+            per_end = self.growth * left
+            best = float(longest)
+            for size, ends in zip(sizes, opens, strict=True):
+                if ends > 0:
+                    reach = size + per_end * min(ends, 2)
+                    if reach > best:
+                        best = reach
+            extra += best - longest
+        return extra
 
 
 def make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
     player = _make(policy, seed, options)
-    if options.get("blend") or options.get("tempo"):
+    if options.get("blend") or options.get("tempo") or options.get("growth"):
         blend = None
         if options.get("blend"):
             with open(options["blend"], encoding="utf-8") as file:
                 blend = read_weights(file.read())
-        ev = LeafEvaluation(player.evaluator.weights, blend, options["share"], options.get("tempo"))
+        ev = LeafEvaluation(
+            player.evaluator.weights,
+            blend,
+            options["share"],
+            options.get("tempo"),
+            options.get("growth") or 0.0,
+        )
         # The player takes its evaluation from this cache at every decision (evaluator_for).
         player._evaluators["coop"] = player.evaluator = ev
     return player
@@ -361,9 +403,11 @@ def play(job: tuple[int, str, dict[str, Any]]) -> dict[str, Any]:
         times.append(time.process_time() - started)
         assert isinstance(decision, Placement)
         state.play(decision)
+    pad = state.score().as_json()
     return {
         "seed": game_seed,
-        "total": state.score().total,
+        "total": pad["total"],
+        "pad": {key: value for key, value in pad.items() if key not in ("total", "task_list")},
         "cpu_a_move": sum(times) / len(times),
         "slowest": max(times),
         "policy": policy,
@@ -473,6 +517,12 @@ def main() -> None:
         help="RATE,OFFSET,SPREAD,POINTS: the full evaluation counts the task tiles left unrevealed",
     )
     parser.add_argument(
+        "--growth",
+        type=float,
+        default=0.0,
+        help="G: the full evaluation counts the longest river's and track's room to grow (LeafEvaluation)",
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -535,6 +585,10 @@ def main() -> None:
         except (ValueError, WeightsError) as exc:
             parser.error(f"--set {setting}: want GROUP.NAME=X, a weight's name and a number ({exc})")
         options["set"].append((group, name, value))
+    if args.growth:
+        if not 0 < args.growth <= 1:
+            parser.error("--growth takes a number in (0, 1]: tiles gained an open end and a tile left")
+        options["growth"] = args.growth
     if args.tempo:
         try:
             tempo = tuple(float(x) for x in args.tempo.split(","))
