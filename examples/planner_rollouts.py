@@ -3,7 +3,8 @@
     .venv/bin/python examples/planner_rollouts.py --policy fast|full|hybrid [--futures 24]
         [--depth N] [--width N] [--halving] [--weights FILE.json] [--set GROUP.NAME=X ...]
         [--blend FILE.json [--share S]] [--prior S] [--temperature T]
-        [--tempo RATE,OFFSET,SPREAD,POINTS] [--growth G] [--games 60] [--seed 1] [--workers 2]
+        [--tempo RATE,OFFSET,SPREAD,POINTS] [--growth G] [--task-shortlist N] [--games 60] [--seed 1]
+        [--workers 2]
         [--out FILE.jsonl] [--against BASE.jsonl]
     .venv/bin/python examples/planner_rollouts.py --alone --policy fast|full [--recheck N]
         [--frontier] [--shortlist N] [--games 200]
@@ -30,7 +31,8 @@ weight of the planner's (``--weights``' or the shipped ones) everywhere it evalu
 (:class:`LeafEvaluation`); ``--prior S`` makes sequential halving rank the candidates a share S of
 the way from their rollouts' means to their values one placement ahead (:class:`PriorMixed`);
 ``--temperature T`` makes the rollout policy sample its move among its shortlist by exp(value / T)
-(:class:`SoftRollouts`).
+(:class:`SoftRollouts`); ``--task-shortlist N`` makes it value the best N placements of a tile
+carrying a task by edge contacts, not 4 (:class:`TaskShortlist`; 100: every placement).
 """
 
 from __future__ import annotations
@@ -169,6 +171,39 @@ class HybridRollouts(FullRollouts):
         if self._step <= self.full_steps:
             return FullRollouts.policy(self, *args)
         return PlannerPlayer.policy(self, *args)
+
+
+class TaskShortlist(PlannerPlayer):
+    """The planner whose rollout policy values ``task_shortlist`` placements by edge contacts (and
+    those reaching a target cell) when the tile carries a task, instead of :attr:`shortlist`: where
+    a task tile goes decides its task, and the few best by edge contacts may miss the cell where
+    its group would have the marker's size."""
+
+    def __init__(self, seed: int = 0, *, task_shortlist: int = 100, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.task_shortlist = task_shortlist
+
+    def policy(
+        self,
+        area: PlayArea,
+        tile: Tile,
+        task: TaskSpec | None,
+        moves: list[Move],
+        flags: list[tuple[int, str]],
+        left: int,
+        tasks_left: int,
+        supply: dict[str, int],
+        fits: Fits,
+        rng: random.Random,
+    ) -> tuple[float, Move]:
+        if task is None:
+            return super().policy(area, tile, task, moves, flags, left, tasks_left, supply, fits, rng)
+        usual = self.shortlist
+        self.shortlist = self.task_shortlist
+        try:
+            return super().policy(area, tile, task, moves, flags, left, tasks_left, supply, fits, rng)
+        finally:
+            self.shortlist = usual
 
 
 class SoftRollouts(PlannerPlayer):
@@ -382,6 +417,8 @@ def _make(policy: str, seed: int, options: dict[str, Any]) -> PlannerPlayer:
             return PriorMixed(seed, prior=options["prior"], **common)
         if options.get("temperature"):
             return SoftRollouts(seed, temperature=options["temperature"], **common)
+        if options.get("task_shortlist"):
+            return TaskShortlist(seed, task_shortlist=options["task_shortlist"], **common)
         if options["edges"] != 1:
             return EdgeWeighedRollouts(seed, edges=options["edges"], **common)
         return PlannerPlayer(seed, **common)
@@ -491,6 +528,12 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=None, help="tiles a rollout plays (default: 16)")
     parser.add_argument("--shortlist", type=int, default=4)
     parser.add_argument(
+        "--task-shortlist",
+        type=int,
+        default=0,
+        help="placements the rollout policy values by edge contacts for a task tile (default: --shortlist)",
+    )
+    parser.add_argument(
         "--edges", type=float, default=1.0, help="the weight of the rollout's edges at its end (fast policy)"
     )
     # planner-v4's width and weighing, the planner these trials measured against (docs/players.md).
@@ -566,6 +609,16 @@ def main() -> None:
         "tempo": None,
         "set": [],
     }
+    if args.task_shortlist:
+        if (
+            args.policy != "fast"
+            or args.edges != 1
+            or args.prior
+            or args.temperature
+            or args.task_shortlist < 1
+        ):
+            parser.error("--task-shortlist takes a count of 1 or more with the fast policy and its edges")
+        options["task_shortlist"] = args.task_shortlist
     if args.prior:
         if args.policy != "fast" or args.edges != 1 or not -1 <= args.prior <= 1:
             parser.error("--prior takes a share in [-1, 1] with the fast policy and its edges")

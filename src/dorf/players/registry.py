@@ -10,8 +10,9 @@ in the Head to Head draft.
 - ``search-v1`` (also ``search``): the first look-ahead over sampled futures
   (:mod:`dorf.players.search`), kept unchanged as a fixed baseline;
 - ``planner``: the strongest, a look-ahead with a tuned evaluation
-  (:mod:`dorf.players.planner`); ``planner-v5`` (open tasks counted 1.96 times in the
-  cooperative evaluation), ``planner-v4`` (6 candidates over 96 futures there too),
+  (:mod:`dorf.players.planner`); ``planner-v6`` (its cooperative rollouts placing task tiles
+  by edge contacts alone, over 192 futures), ``planner-v5`` (open tasks counted 1.96 times in the
+  cooperative evaluation too), ``planner-v4`` (6 candidates over 96 futures there too),
   ``planner-v3`` (without its wider endgame too), ``planner-v2`` (12-tile
   rollouts over 48 futures in the cooperative game) and ``planner-v1`` (8-tile rollouts) are it
   as it was before, kept unchanged as fixed baselines;
@@ -45,6 +46,7 @@ from dorf.players.planner import (
     PlannerV3,
     PlannerV4,
     PlannerV5,
+    PlannerV6,
 )
 from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
@@ -102,6 +104,7 @@ PLAYERS: dict[str, Callable[[int], Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v6": PlannerV6,
     "planner-v5": PlannerV5,
     "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,
@@ -114,6 +117,7 @@ BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
     "planner": PlannerPlayer,
+    "planner-v6": PlannerV6,
     "planner-v5": PlannerV5,
     "planner-v4": PlannerV4,
     "planner-v3": PlannerV3,

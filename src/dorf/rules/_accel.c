@@ -1858,6 +1858,65 @@ Area_area_after(Area *self, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(ii)", size, open);
 }
 
+/* grown_to: the moves (in order) after which the face's `index` area would count from `least` to
+   `most` tiles. */
+static PyObject *
+Area_grown_to(Area *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "grown_to(face, moves, index, least, most)");
+        return NULL;
+    }
+    int fi = face_of(args[0]);
+    if (fi < 0)
+        return NULL;
+    const Face *f = FACES[fi];
+    PyObject *moves = args[1];
+    long index = PyLong_AsLong(args[2]);
+    long least = PyLong_AsLong(args[3]);
+    long most = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (index < 0 || index >= NODE) {
+        PyErr_SetString(PyExc_ValueError, "index is not an area letter's");
+        return NULL;
+    }
+    if (!PyList_Check(moves)) {
+        PyErr_SetString(PyExc_ValueError, "moves must be a list");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(moves);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *move = PyList_GET_ITEM(moves, i);
+        if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 2) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_TypeError, "a move is a (cell, rotation) tuple");
+            return NULL;
+        }
+        int32_t cell;
+        if (cell_arg(PyTuple_GET_ITEM(move, 0), &cell) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        long k = PyLong_AsLong(PyTuple_GET_ITEM(move, 1));
+        if (k == -1 && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        k = ((k % 6) + 6) % 6;
+        int size, open;
+        area_after(self, cell, f, (int)k, (int)index, &size, &open);
+        if (least <= size && size <= most && PyList_Append(out, move) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
 /* contact_counts of dorf.rules.area, for one oriented tile and its surroundings. */
 static void
 contacts(const char *edges, const char *around, int *same, int *other)
@@ -2333,6 +2392,7 @@ static PyMethodDef Area_methods[] = {
     {"_root_figures", (PyCFunction)Area_root_figures, METH_O, NULL},
     {"_neighbour_count", (PyCFunction)Area_neighbour_count, METH_O, NULL},
     {"_area_after", (PyCFunction)(void (*)(void))Area_area_after, METH_FASTCALL, NULL},
+    {"grown_to", (PyCFunction)(void (*)(void))Area_grown_to, METH_FASTCALL, NULL},
     {"__sizeof__", (PyCFunction)Area_sizeof, METH_NOARGS, NULL},
     {NULL},
 };

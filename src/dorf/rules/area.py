@@ -759,6 +759,23 @@ class PlayArea:
                 return True
         return False
 
+    def grown_to(
+        self, face: str, moves: list[tuple[int, int]], index: int, least: int, most: int
+    ) -> list[tuple[int, int]]:
+        """The moves, in order, after which the tile's area of letter ``AREA_LETTERS[index]``
+        (with the groups it joins) would count from ``least`` to ``most`` tiles: where a task tile
+        would bring its group to its marker's size, or near it.
+
+        A rollout policy reads it to find those placements without valuing every move."""
+        if not 0 <= index < len(AREA_LETTERS):
+            raise ValueError("index is not an area letter's")
+        out = []
+        for cell, k in moves:
+            size, _ = self._area_after(cell, rotate(face, k), index)
+            if least <= size <= most:
+                out.append((cell, k))
+        return out
+
     def _area_after(self, cell: int, edges: str, index: int) -> tuple[int, int]:
         """Size and open edges the ``index`` area of a tile with oriented ``edges`` at ``cell``
         would have.
