@@ -183,25 +183,13 @@ class TaskShortlist(PlannerPlayer):
         super().__init__(seed, **options)
         self.task_shortlist = task_shortlist
 
-    def policy(
-        self,
-        area: PlayArea,
-        tile: Tile,
-        task: TaskSpec | None,
-        moves: list[Move],
-        flags: list[tuple[int, str]],
-        left: int,
-        tasks_left: int,
-        supply: dict[str, int],
-        fits: Fits,
-        rng: random.Random,
-    ) -> tuple[float, Move]:
-        if task is None:
-            return super().policy(area, tile, task, moves, flags, left, tasks_left, supply, fits, rng)
+    def policy(self, *args: Any) -> tuple[float, Move]:
+        if args[2] is None:  # the tile carries no task
+            return super().policy(*args)
         usual = self.shortlist
         self.shortlist = self.task_shortlist
         try:
-            return super().policy(area, tile, task, moves, flags, left, tasks_left, supply, fits, rng)
+            return super().policy(*args)
         finally:
             self.shortlist = usual
 

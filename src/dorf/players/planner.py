@@ -84,8 +84,9 @@ ENDGAME_SPREAD = 4
 #: after which the task's group is at most this many tiles short of its marker (completed at once,
 #: or one tile short), besides its shortlist by edge contacts; per game, None: not. The few best
 #: placements by edge contacts often miss them: alone on the real tiles, the policy so scores
-#: 88.6 where it scores 81.2 (seeds 1-100), and valuing every placement of a task tile 90.3 at
-#: twice the cost (docs/players.md#the-rollouts-task-tiles-placed-where-their-group-reaches-its-marker).
+#: 89.3 where it scores 81.2 (seeds 1-100), and valuing every placement of a task tile 90.3 at
+#: nearly three times the cost
+#: (docs/players.md#the-rollouts-task-tiles-placed-where-their-group-reaches-its-marker).
 DEFAULT_TASK_REACH: dict[str, int | None] = {"coop": 1, "duel": None, "head-to-head": None}
 NO_TASK_REACH: dict[str, int | None] = dict.fromkeys(DEFAULT_TASK_REACH)
 #: ... and of those it values the best this many by edge contacts (alone: 89.1 at 2, 88.8 at 4).
@@ -586,8 +587,6 @@ class PlannerPlayer:
         assert self.task_reach is not None
         value = task.value
         found = area.grown_to(face, moves, AREA_INDEX[task.letters[0]], value - self.task_reach, value)
-        if not found:
-            return []
         have = {move for _, move in shortlist}
         fresh = [move for move in found if move not in have]
         if not fresh:
