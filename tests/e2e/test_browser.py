@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from browsing import (
+    GAIN,
     Pages,
     decide_elsewhere,
     place_by_clicking,
@@ -68,14 +69,14 @@ def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: 
 
     # Rotating: the button, the R key and the mouse wheel all turn the tile.
     rotation = page.locator(".card-tile .rot-no")
-    assert rotation.inner_text() == "rotation 0"
+    assert rotation.inner_text() == "as drawn"
     page.locator("#rotate-button").click()
-    assert rotation.inner_text() == "rotation 1"
+    assert rotation.get_attribute("data-rot") == "1"
     page.keyboard.press("r")
-    assert rotation.inner_text() == "rotation 2"
+    assert rotation.get_attribute("data-rot") == "2"
     page.mouse.move(300, 300)
     page.mouse.wheel(0, 120)
-    page.wait_for_function("document.querySelector('.card-tile .rot-no').textContent === 'rotation 3'")
+    page.wait_for_function("document.querySelector('.card-tile .rot-no').dataset.rot === '3'")
 
     rng = random.Random(3)
     moves = 0
@@ -349,7 +350,7 @@ def test_on_a_phone_the_hint_keeps_the_score_preview_and_adds_its_reason(
     page.locator(".legal-cell").first.wait_for()
     page.locator("#bar-hint").tap()
     page.locator(".ghost.selected").wait_for()  # the coach's placement, shown on the board
-    page.locator("#bar-text", has_text="→").wait_for()  # with the score it gives
+    page.locator("#bar-text", has_text=GAIN).wait_for()  # with the score it gives
     words = page.evaluate("document.getElementById('hint-text').textContent").removeprefix("Coach: ")
     bar = page.locator("#bar-text").inner_text()
     assert words and words in bar, (words, bar)

@@ -130,6 +130,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
     players = (ann, bob, cy)
     names = []
     for page in players:
+        assert page.request.post(url + "/api/me", data={}).ok  # players (reading makes nobody)
         page.goto(url + "/")
         page.locator("#daily-play").wait_for()
         names.append(page.locator("#me-link").inner_text())
@@ -199,7 +200,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
         assert 1 <= end.locator("li.lesson").count() <= 3
     # A lesson on the board: the board as it stood, the coach's placement on it, both cells outlined.
     ann.locator("#daily-end li.lesson .lesson-show").first.click()
-    ann.locator("#lesson-board .ghost.selected").wait_for()
+    ann.locator("#lesson-board .ghost").first.wait_for()
     assert ann.locator("#lesson-board .lesson-preferred").count() == 1
     lessons = ann.context.request.post(
         f"{url}/api/games/{games[0]}/lessons", data={"token": tokens_of(ann, games[0])[0]}
@@ -221,7 +222,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
             show.tap()
         else:
             show.click()
-        page.locator("#lesson-board .ghost.selected").wait_for()
+        page.locator("#lesson-board .ghost").first.wait_for()
         german(page, "the daily end", tuple(names))
         shoot(page, f"daily-end-de-{size}")
         speak(page, "en")

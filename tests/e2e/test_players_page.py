@@ -54,6 +54,7 @@ def policed(tmp_path: Path) -> Iterator[str]:
 def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) -> None:
     ann, bob = pages.new(*WIDE), pages.new(*PHONE, touch=True)
     for page in (ann, bob):
+        assert page.request.post(policed + "/api/me", data={}).ok  # players (reading makes nobody)
         page.goto(policed + "/")
         page.locator("#me-link").wait_for()
     ann_name, bob_name = ann.locator("#me-link").inner_text(), bob.locator("#me-link").inner_text()

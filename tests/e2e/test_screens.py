@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from browsing import (
+    GAIN,
     PHONE,
     WIDE,
     Pages,
@@ -116,7 +117,7 @@ def test_a_whole_solo_game_on_a_phone_with_taps_only(server_url: str, pages: Pag
         x, y = cells[rng.randrange(len(cells))]
         old = shown["version"]
         page.touchscreen.tap(x, y)  # the first tap previews
-        page.locator("#bar-text", has_text="→").wait_for()
+        page.locator("#bar-text", has_text=GAIN).wait_for()
         assert page.locator(".ghost.selected").count() == 1
         inside_viewport(page, "#bar-place")
         assert page.locator("#bar-place").is_enabled()

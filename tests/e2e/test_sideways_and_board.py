@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from browsing import (
+    GAIN,
     PHONE,
     Pages,
     create,
@@ -159,7 +160,7 @@ def test_late_in_a_game_on_a_phone_a_tap_on_small_cells_zooms_in_before_placing(
     assert version(page) == old  # the zoom never places
     ghost = box(page, ".ghost.selected .ghost-outline")
     assert ghost["x"] <= x <= ghost["x"] + ghost["width"] and ghost["y"] <= y <= ghost["y"] + ghost["height"]
-    assert "→" in page.locator("#bar-text").inner_text()  # the preview of the chosen cell
+    assert GAIN.search(page.locator("#bar-text").inner_text())  # the preview of the chosen cell
     page.touchscreen.tap(x, y)  # the same cell again, now large: placed
     wait_version_after(page, old)
     assert min(min(w, h) for w, h in page.evaluate(LEGAL_BOXES)) >= 44
@@ -227,7 +228,7 @@ def test_the_ghost_tile_marks_each_edge_that_meets_a_tile_joined_or_not(
         page.mouse.move(5, 5)
         page.locator(".ghost.selected").wait_for()
         for _ in range(3):
-            k = int(page.locator(".card-tile .rot-no").inner_text().split()[-1])
+            k = int(page.locator(".card-tile .rot-no").get_attribute("data-rot") or "0")
             edges = face[6 - k :] + face[: 6 - k] if k else face
             facing = around(q, r)
             ok = sum(1 for mine, theirs in zip(edges, facing, strict=True) if theirs and joins(mine, theirs))

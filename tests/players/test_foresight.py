@@ -42,7 +42,7 @@ def test_a_placement_that_completes_a_task_completes_it_in_every_future() -> Non
     assert theirs.share(theirs.tasks[river]) < 1.0
     fresh = _turn_nine_of_seed_five().view()
     assert foresight_gains(PlannerV5(1), fresh, completing, elsewhere, seed=7) == [
-        "completes river 6 within the next 16 tiles in 100% of sampled futures (the other 88%)"
+        "is more likely to complete river 6 in the next 16 tiles: 100% instead of 88%"
     ]
 
 

@@ -31,7 +31,7 @@ def challenge(db: Path | str, today: Path, **config: Any) -> Iterator[TestClient
     if not today.exists():
         today.write_text(DAY)
     with served(db, today_file=today, **{**QUICK, **config}) as client:
-        client.get("/api/me")  # a player (the cookie)
+        client.post("/api/me")  # a player (the cookie)
         yield client
 
 
@@ -40,7 +40,7 @@ def browser(client: TestClient, player: bool = True) -> TestClient:
     other = TestClient(client.app)
     other.portal = client.portal
     if player:
-        other.get("/api/me")
+        other.post("/api/me")
     return other
 
 
@@ -154,7 +154,8 @@ def test_bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         refused(ann.get("/api/daily/not-a-day"), 400, "bad-date")
         refused(ann.post("/api/daily", json=[1]), 400, "bad-message")
         nobody = browser(ann, player=False)
-        refused(nobody.post("/api/daily", json={}), 401, "no-player")
+        refused(nobody.post("/api/daily", json={"date": "yesterday"}), 400, "bad-date")
+        assert nobody.get("/api/me").json()["player"] is False  # a visitor refused: no player made
         refused(ann.get("/api/leaderboard?mode=coop"), 400, "bad-mode")
         assert daily(ann)["players"] == 0
         made = start(ann)
@@ -260,7 +261,7 @@ def everything_said(client: TestClient, made: Json, extra: list[str]) -> str:
         "/api/me",
     ):
         said.append(client.get(path).text)
-    me = client.get("/api/me").json()["name"]
+    me = client.post("/api/me").json()["name"]
     said.append(client.get(f"/api/players/{me}").text)
     for body in (
         {"token": token, "seat": 0, "at": [99, 99], "rot": 0},
@@ -308,7 +309,7 @@ def test_todays_seed_cannot_be_learned_before_the_day_is_over(tmp_path: Path) ->
 def test_a_players_page_shows_its_days_best_day_and_streak(tmp_path: Path) -> None:
     today = tmp_path / "today"
     with challenge(tmp_path / "dorf.sqlite3", today) as ann:
-        name = ann.get("/api/me").json()["name"]
+        name = ann.post("/api/me").json()["name"]
         play(ann, start(ann))
         page = ann.get(f"/api/players/{name}").json()
         assert page["streak"] == 1 and page["daily"][0]["date"] == DAY
@@ -350,6 +351,13 @@ def test_a_leaderboard_lists_players_with_ten_games_and_a_low_rd_by_rating(tmp_p
                     "INSERT INTO server_rating VALUES (?, 'duel', ?, ?, 0.06, ?, ?)",
                     (name, rating, rd, games, now - away * 86400),
                 )
+                for opponent in ("o1", "o2", "o3"):  # counted results against three (issue 60)
+                    conn.execute(
+                        "INSERT INTO server_rating_game (game_id, player_id, mode, opponent_id, score,"
+                        " rating_before, rating_after, rd_after, ended)"
+                        " VALUES (?, ?, 'duel', ?, 1, 0, 0, 0, 0)",
+                        (f"{name}-{opponent}", name, opponent),
+                    )
         board = client.get("/api/leaderboard?mode=duel").json()
         assert [p["name"] for p in board["players"]] == ["Top", "Second", "Third"]
         assert [p["rank"] for p in board["players"]] == [1, 2, 3]

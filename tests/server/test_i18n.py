@@ -479,6 +479,7 @@ def _fixed_errors() -> Iterator[str]:
     yield "no hints in a game against another person (only in practice games)"
     yield "seat 1 has nothing to decide now"
     yield "at most 5 new games a minute from one address: try again in 12 s"
+    yield "at most 5 new games a minute from one player: try again in 12 s"
     yield "at most 2 new campaigns a minute from one address: try again in 3 s"
     yield "there is nothing to undo"
     yield "a laid tile stays: undo is only for practice games (chosen when created)"

@@ -19,7 +19,7 @@ from dorf.server.protocol.delta import patch
 def person(client: TestClient) -> dict[str, str]:
     """A new person: the cookie header of a player of their own (``GET /api/me`` makes one)."""
     client.cookies.clear()
-    answer = client.get("/api/me")
+    answer = client.post("/api/me")
     assert answer.status_code == 200, answer.text
     jar = dict(client.cookies)
     client.cookies.clear()
@@ -320,7 +320,7 @@ def test_two_players_on_two_servers_are_paired_and_play_a_rated_game(pg_url: str
 
     with servers(pg_url) as (one, two):
         ann, bob = person(one), person(two)
-        names = [s.get("/api/me", headers=who).json()["name"] for s, who in ((one, ann), (two, bob))]
+        names = [s.post("/api/me", headers=who).json()["name"] for s, who in ((one, ann), (two, bob))]
         with lobby(one, ann) as a, lobby(two, bob) as b:
             seek(a, "duel", "3+2", rated=True)
             seek(b, "duel", "3+2", rated=True)
@@ -498,7 +498,7 @@ def test_two_established_ratings_too_far_apart_are_paired_once_the_range_has_wid
     wait = (gap - base_range(1500)) / GROW_PER_SECOND  # 2 s
     with served(db) as client:
         ann, bob = person(client), person(client)
-        names = [client.get("/api/me", headers=who).json()["name"] for who in (ann, bob)]
+        names = [client.post("/api/me", headers=who).json()["name"] for who in (ann, bob)]
         with sqlite3.connect(db) as conn:
             for name, rating in zip(names, (1500.0, 1500.0 + gap), strict=True):
                 conn.execute(

@@ -23,7 +23,7 @@ PASSWORD = "correct horse battery"
 
 
 def me(client: TestClient, **headers: str) -> dict[str, Any]:
-    response = client.get("/api/me", headers=headers)
+    response = client.post("/api/me", headers=headers)
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -47,7 +47,7 @@ def another(client: TestClient) -> TestClient:
 @pytest.mark.storage
 def test_a_person_who_opens_the_site_is_a_player_at_once(db: Path) -> None:
     with served(db) as client:
-        response = client.get("/api/me")
+        response = client.post("/api/me")
         assert response.status_code == 200
         cookie = response.headers["set-cookie"]
         assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
@@ -60,14 +60,14 @@ def test_a_person_who_opens_the_site_is_a_player_at_once(db: Path) -> None:
             for mode in ("duel", "head-to-head")
         }
         assert me(client)["name"] == first["name"]  # kept by the cookie
-        assert "set-cookie" not in client.get("/api/me").headers
+        assert "set-cookie" not in client.post("/api/me").headers
         assert me(another(client))["name"] != first["name"]
 
 
 def test_the_cookie_is_secure_over_https(db: Path) -> None:
     app = create_app(ServerConfig(db=db, ai_workers=0))
     with TestClient(app, base_url="https://testserver") as client:
-        cookie = client.get("/api/me").headers["set-cookie"]
+        cookie = client.post("/api/me").headers["set-cookie"]
         assert "Secure" in cookie and "HttpOnly" in cookie
 
 
@@ -238,9 +238,9 @@ def test_an_api_token_is_shown_once_stored_hashed_and_makes_a_bot_account(db: Pa
         assert me(client)["bot"] is True
         seen = me(bot, authorization=f"Bearer {token}")
         assert seen["name"] == name and seen["bot"] is True
-        assert "set-cookie" not in bot.get("/api/me", headers={"authorization": f"Bearer {token}"}).headers
+        assert "set-cookie" not in bot.post("/api/me", headers={"authorization": f"Bearer {token}"}).headers
         # A token the server never made: refused, nothing made or changed.
-        refused(bot.get("/api/me", headers={"authorization": "Bearer dorf_" + "x" * 43}), 401, "bad-token")
+        refused(bot.post("/api/me", headers={"authorization": "Bearer dorf_" + "x" * 43}), 401, "bad-token")
         wrong = {"authorization": "Bearer dorf_" + "x" * 43}
         refused(bot.post("/api/me/name", json={"name": "Robot"}, headers=wrong), 401, "bad-token")
         renamed = bot.post(

@@ -44,10 +44,10 @@ class Browser:
 def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
     with launch(tmp_path / "dorf.sqlite3") as server:
         owner = Browser(server.url)
-        name = owner.call("GET", "/api/me")["name"]
+        name = owner.call("POST", "/api/me", {})["name"]
         token = owner.call("POST", "/api/me/tokens", {})["token"]
         bot = Browser(server.url, token)
-        assert bot.call("GET", "/api/me") == {**owner.call("GET", "/api/me"), "bot": True}
+        assert bot.call("POST", "/api/me", {}) == {**owner.call("POST", "/api/me", {}), "bot": True}
         # A rated Duel against the easy level; the bot account takes the online seat.
         seats = [{"kind": "computer", "player": "easy"}, {"kind": "online"}]
         made = owner.call("POST", "/api/games", {"mode": "duel", "rated": True, "seats": seats})
@@ -55,7 +55,7 @@ def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
         assert joined["seat"] == 1
         # Another player's token holds no seat of the game: refused, nothing played.
         other = Browser(server.url)
-        other.call("GET", "/api/me")
+        other.call("POST", "/api/me", {})
         stranger = other.call("POST", "/api/me/tokens", {})["token"]
         command = [sys.executable, "-m", "dorf.cli", "bot", "--server", server.url, f"--game={made['id']}"]
         program = ["--", sys.executable, str(EXAMPLES / "greedy_bot.py")]
@@ -85,7 +85,9 @@ def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
 def test_the_cookie_is_secure_behind_a_trusted_proxy_that_says_https(tmp_path: Path) -> None:
     with launch(tmp_path / "dorf.sqlite3", process=True, trusted_proxy="127.0.0.1") as server:
         for proto, secure in (("https", True), ("http", False)):
-            request = urllib.request.Request(server.url + "/api/me", headers={"X-Forwarded-Proto": proto})
+            request = urllib.request.Request(
+                server.url + "/api/me", data=b"{}", headers={"X-Forwarded-Proto": proto}
+            )
             with urllib.request.urlopen(request, timeout=30) as response:
                 cookie = response.headers["Set-Cookie"]
             assert ("Secure" in cookie) is secure and "HttpOnly" in cookie, cookie

@@ -108,8 +108,8 @@ def test_a_seat_records_its_player_and_keeps_it(db: Path) -> None:
     with served(db) as later:
         players = later.get(f"/api/games/{made['id']}/players").json()["players"]
         assert [p["name"] for p in players] == [ann_name, bob_name]
-        state = later.get(f"/api/games/{made['id']}").json()  # a casual game's seats keep their names
-        assert [s["name"] for s in state["seats"]] == ["Player 1", "Player 2"]
+        state = later.get(f"/api/games/{made['id']}").json()  # a casual game's seats: their players' names
+        assert [s["name"] for s in state["seats"]] == [ann_name, bob_name]
 
 
 HERE, EASY = {"kind": "here"}, {"kind": "computer", "player": "easy"}

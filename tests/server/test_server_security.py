@@ -168,6 +168,7 @@ def test_a_lone_surrogate_in_the_lobby_is_a_bad_message(db: Path, caplog: pytest
         assert [g["free"] for g in client.get("/api/lobby").json()["games"]] == [1]  # nothing changed
         with client.websocket_connect("/ws/lobby") as ws:
             assert ws.receive_json()["type"] == "lobby"
+            assert ws.receive_json()["type"] == "seekers"  # how many look in each pool: none
             for message in [
                 {"type": "seek", "mode": LONE, "clock": "3+2"},
                 {"type": "seek", "mode": "duel", "clock": LONE},
@@ -187,7 +188,7 @@ def test_a_lone_surrogate_is_a_bad_message_on_the_players_endpoints(
 ) -> None:
     """Issue 31's endpoints: a name, a password, a sign-in, the rated flag; nothing changes."""
     with served(db) as client:
-        name = client.get("/api/me").json()["name"]
+        name = client.post("/api/me").json()["name"]
         assert _post(client, "/api/me/password", {"password": "a good password"}).status_code == 200
         for path, body in [
             ("/api/me/name", {"name": LONE}),
@@ -199,7 +200,7 @@ def test_a_lone_surrogate_is_a_bad_message_on_the_players_endpoints(
             ("/api/games", {"mode": "duel", "rated": LONE}),
         ]:
             _bad_message(_post(client, path, body))
-        after = client.get("/api/me").json()
+        after = client.post("/api/me").json()
         assert after["name"] == name and after["signed_in"] is True
         assert _post(client, "/api/sign-in", {"name": name, "password": "a good password"}).status_code == 200
         assert client.get("/api/players/%ED%A0%80").status_code == 404

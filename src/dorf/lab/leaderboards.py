@@ -65,6 +65,7 @@ from typing import Any
 
 from dorf.lab.capacity import descendants
 from dorf.server.players.accounts import COOKIE
+from dorf.server.players.names import name_key
 from dorf.server.storage.base import secret_hash
 from dorf.server.storage.daily import LEADER_GAMES, LEADER_RD, DailyTables
 from dorf.server.storage.people import PeopleTables, Sql
@@ -184,7 +185,7 @@ def player_rows(rng: random.Random, count: int) -> list[tuple[str, str, str, int
             player_id = _token(rng, 12)
         ids.add(player_id)
         name = f"Bench{n:06d}"
-        rows.append((player_id, name, name.lower(), 0, created))
+        rows.append((player_id, name, name_key(name), 0, created))
     return rows
 
 
@@ -371,7 +372,8 @@ def fill(db: str, options: Options, today: str, out: Callable[[str], None] = say
         seconds["players"] = time.perf_counter() - mark
         mark = time.perf_counter()
         columns = ("player_id", "mode", "rating", "rd", "volatility", "games", "played")
-        filler.rows("server_rating", columns, rating_rows(rng, ids, when))
+        ratings = rating_rows(rng, ids, when)
+        filler.rows("server_rating", columns, ratings)
         seconds["ratings"] = time.perf_counter() - mark
         mark = time.perf_counter()
         chosen: dict[str, Chosen] = {}
@@ -396,6 +398,7 @@ def fill(db: str, options: Options, today: str, out: Callable[[str], None] = say
         mark = time.perf_counter()
         filler.rows("server_session", ("secret_hash", "player_id", "created"), session_rows(chosen))
         filler.rows("server_rating_game", RATING_GAME_COLUMNS, rating_game_rows(rng, chosen, ids, when))
+        filler.rows("server_rating_game", RATING_GAME_COLUMNS, opponent_rows(rng, ratings, ids, when))
         filler.finish()
         seconds["finish"] = time.perf_counter() - mark
     finally:
@@ -428,6 +431,21 @@ RATING_GAME_COLUMNS = (
     "rd_after",
     "ended",
 )
+
+
+def opponent_rows(
+    rng: random.Random, ratings: Sequence[tuple[Any, ...]], ids: Sequence[str], when: float
+) -> list[tuple[Any, ...]]:
+    """For each rating a leaderboard may list, three rated games against three players (issue 60:
+    a leaderboard lists players with counted results against three different opponents)."""
+    rows = []
+    for player_id, mode, rating, rd, _, games, played in ratings:
+        if games < LEADER_GAMES or rd >= LEADER_RD:
+            continue
+        for n, opponent in enumerate(rng.sample(ids, 3)):
+            game_id = _token(rng, 12)
+            rows.append((game_id, player_id, mode, opponent, 1.0, rating, rating, rd, played - n * 3600.0))
+    return rows
 
 
 def rating_game_rows(

@@ -3,7 +3,7 @@
 ``python -m dorf.lab.pairing`` starts ``dorf serve`` as a process of its own (a temporary
 SQLite file, or ``--db postgresql://...`` / ``--db temp`` for a throwaway PostgreSQL cluster,
 with ``--instances 2`` for two servers, each player's lobby socket on one of them in turn),
-makes ``--players`` players (``GET /api/me``, one cookie each), opens every player's
+makes ``--players`` players (``POST /api/me``, one cookie each), opens every player's
 ``/ws/lobby``, and once all are open sends every seek at the same moment.  A player's
 **pairing latency** is from sending its seek to receiving ``paired`` (the new game's id and the
 seat's token: the moment the page can go to the game).  It prints one JSON line: the players,
@@ -30,8 +30,8 @@ from dorf.testing.servers import Running, launch, stop_all
 
 
 def cookie_of(base: str) -> str:
-    """A new player's cookie (``GET /api/me`` makes the player)."""
-    with urllib.request.urlopen(f"{base}/api/me", timeout=60) as response:
+    """A new player's cookie (``POST /api/me`` makes the player)."""
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/api/me", data=b"{}"), timeout=60) as response:
         found = response.headers.get_all("Set-Cookie") or []
     return "; ".join(c.split(";", 1)[0] for c in found)
 
@@ -126,7 +126,7 @@ def measure(db: str, args: argparse.Namespace) -> int:
     servers: list[Running] = []
     try:
         for _ in range(args.instances):
-            servers.append(launch(db, process=True, max_connections=args.players + 100))
+            servers.append(launch(db, process=True, max_connections=args.players + 100, player_limit=0))
         seek = {"mode": args.mode, "clock": args.clock, "rated": args.rated}
         result = asyncio.run(run([s.url for s in servers], args.players, seek))
     finally:

@@ -36,7 +36,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,12 +211,13 @@ def _outlook(view: View, placement: Placement) -> _Outlook:
 
 def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 2) -> list[str]:
     """What ``better`` does for the game to come that ``worse`` does not, by the learned models:
-    a task's or a flag's chance raised ("keeps the forest flag closable"), fewer dead cells."""
+    a task's or a flag's chance raised ("gives the forest flag a better chance to close: 80%
+    instead of 40%"), fewer holes no tile can fill."""
     mine, theirs = _outlook(view, better), _outlook(view, worse)
     found: list[tuple[float, str]] = []
     wording = (
-        (mine.tasks, theirs.tasks, "keeps {} likely to complete ({:.0%}, the other {:.0%})"),
-        (mine.flags, theirs.flags, "keeps the {} flag closable ({:.0%}, the other {:.0%})"),
+        (mine.tasks, theirs.tasks, "gives {} a better chance to complete: {:.0%} instead of {:.0%}"),
+        (mine.flags, theirs.flags, "gives the {} flag a better chance to close: {:.0%} instead of {:.0%}"),
     )
     expected = 0.0
     for ours, other, words in wording:
@@ -226,22 +227,29 @@ def outlook_gains(view: View, better: Placement, worse: Placement, limit: int = 
                 found.append(((chance - before) * points, words.format(name, chance, before)))
         expected += sum(c * p for _, c, p in ours.values()) - sum(c * p for _, c, p in other.values())
     if not found and expected >= TOLD_POINTS:
-        found.append((expected, f"raises the open tasks' and flags' expected points by {expected:.1f}"))
+        found.append(
+            (expected, f"puts about {expected:.1f} more points from open tasks and flags within reach")
+        )
     if mine.stuck < theirs.stuck:
-        found.append((0.5, "leaves no task where no tile can reach it"))
+        found.append((0.5, "leaves no task cut off from every tile"))
     if mine.dead < theirs.dead:
         gaps = int(theirs.dead - mine.dead)
-        found.append((0.1 * gaps, f"leaves {gaps} gap{'s' * (gaps != 1)} fewer where no tile fits"))
+        found.append((0.1 * gaps, f"leaves {gaps} fewer hole{'s' * (gaps != 1)} that no tile can fill"))
     if mine.tight < theirs.tight:
         cells = int(theirs.tight - mine.tight)
-        found.append((0.05 * cells, f"leaves {cells} cell{'s' * (cells != 1)} fewer that few tiles fit"))
+        found.append(
+            (
+                0.05 * cells,
+                f"leaves {cells} fewer awkward space{'s' * (cells != 1)} that only a few tiles fit",
+            )
+        )
     return weightiest(found, limit)
 
 
 def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, ...]:
-    """What ``better`` gains over ``worse`` for the tile of this view, in words: what it does now
-    ("completes grain 5"), then what it does for the game to come ("keeps the forest flag
-    closable"), at most three."""
+    """What ``better`` gains over ``worse`` (the placement played: "yours") for the tile of this
+    view, in words: what it does now ("completes grain 5"), then what it does for the game to
+    come ("gives the forest flag a better chance to close: 80% instead of 40%"), at most three."""
     revealed = view.to_place
     if revealed is None or better == worse:
         return ()
@@ -250,6 +258,7 @@ def reasons_for(view: View, better: Placement, worse: Placement) -> tuple[str, .
     now = gains(
         effects(view.area, face, task, flag, better, fits),
         effects(view.area, face, task, flag, worse, fits),
+        versus="yours",
     )
     later = outlook_gains(view, better, worse)
     edges = [r for r in now if r.startswith(("joins", "puts"))]
@@ -283,6 +292,62 @@ def _placement_turn(state: GameState, raw: Any) -> tuple[int, int, Revealed, Vie
     return player, _TURN_OF[state.mode](state, player), revealed, view, decision
 
 
+def verdict_at(
+    state: GameState, number: int, raw: Any, spec: str, seed: int = 0, width: int | None = None
+) -> Verdict | None:
+    """The coach's verdict on decision ``number`` (``raw``, as recorded) of a game standing at
+    ``state`` just before it (None for a pick, or a placement that is not legal); the state is
+    left as it was.  ``width``: the candidates a planner weighs, if not its own."""
+    found = _placement_turn(state, raw)
+    if found is None:
+        return None
+    player, turn, revealed, view, played = found
+    face, task = revealed.tile.face, revealed.task
+    if view.area.why_illegal(face, played, task) is not None:
+        return None
+    coach = coach_player(spec, _seed_of(seed, number))
+    if width is not None and isinstance(coach, PlannerPlayer) and coach.width is None:
+        coach.width = width
+    weighed, index = weigh(coach, view, played)
+    preferred = weighed[0][1]
+    loss = weighed[0][0] - weighed[index][0]
+    why = reasons_for(view, preferred, played) if loss > 0 else ()
+    if loss > 0 and not why and isinstance(coach, PlannerPlayer):
+        why = tuple(foresight_gains(coach, view, preferred, played, _seed_of(seed, -number)))
+    if loss > 0 and not why:
+        why = (f"leaves a better board for the tiles to come (about {loss:.1f} points)",)
+    return Verdict(
+        number,
+        turn,
+        player,
+        face,
+        task,
+        played,
+        preferred,
+        weighed[index][0],
+        weighed[0][0],
+        len(weighed),
+        why,
+    )
+
+
+def screen_losses(record: Any, players: Sequence[int], screen: PlannerPlayer) -> dict[int, float]:
+    """A quick first look at a record: per placement of ``players`` (by decision number), how much
+    the ``screen`` (a cheap coach: few candidates, few short futures) finds it loses."""
+    state = start_of(record)
+    losses: dict[int, float] = {}
+    for number, raw in enumerate(record["decisions"], 1):
+        found = _placement_turn(state, raw)
+        if found is not None and found[0] in players:
+            _, _, revealed, view, played = found
+            if view.area.why_illegal(revealed.tile.face, played, revealed.task) is None:
+                screen.rng.seed(_seed_of(0, number))
+                weighed, index = weigh(screen, view, played)
+                losses[number] = weighed[0][0] - weighed[index][0]
+        apply_decision(state, number, raw)
+    return losses
+
+
 def analyse_record(
     record: Any,
     spec: str = DEFAULT_PLAYER,
@@ -298,35 +363,9 @@ def analyse_record(
         raise RecordError("decisions must be a list")
     verdicts = []
     for number, raw in enumerate(decisions, 1):
-        found = _placement_turn(state, raw)
-        if found is not None:
-            player, turn, revealed, view, played = found
-            face, task = revealed.tile.face, revealed.task
-            if view.area.why_illegal(face, played, task) is None:
-                coach = coach_player(spec, _seed_of(seed, number))
-                weighed, index = weigh(coach, view, played)
-                preferred = weighed[0][1]
-                loss = weighed[0][0] - weighed[index][0]
-                why = reasons_for(view, preferred, played) if loss > 0 else ()
-                if loss > 0 and not why and isinstance(coach, PlannerPlayer):
-                    why = tuple(foresight_gains(coach, view, preferred, played, _seed_of(seed, -number)))
-                if loss > 0 and not why:
-                    why = (f"leaves better chances for the tiles to come (about {loss:.1f} points)",)
-                verdicts.append(
-                    Verdict(
-                        number,
-                        turn,
-                        player,
-                        face,
-                        task,
-                        played,
-                        weighed[0][1],
-                        weighed[index][0],
-                        weighed[0][0],
-                        len(weighed),
-                        why,
-                    )
-                )
+        verdict = verdict_at(state, number, raw, spec, seed)
+        if verdict is not None:
+            verdicts.append(verdict)
         apply_decision(state, number, raw)
         if progress is not None:
             progress(number, len(decisions))
@@ -434,5 +473,7 @@ __all__ = [
     "hint",
     "reasons_for",
     "report_lines",
+    "screen_losses",
+    "verdict_at",
     "weigh",
 ]

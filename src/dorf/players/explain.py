@@ -241,10 +241,14 @@ def _read_effects(
     return found
 
 
-def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> list[str]:
+def gains(
+    better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3, versus: str = "the other placement"
+) -> list[str]:
     """What ``better`` achieves that ``worse`` does not, in words, most important first: its own
     effects that ``worse`` lacks or has less of (a task brought nearer its target), the opposite of
-    ``worse``'s harmful effects it avoids, and edges joined or kept off other terrain."""
+    ``worse``'s harmful effects it avoids, and edges joined or kept off other terrain (counted
+    beside ``worse``'s, named ``versus``: "the other placement", or "yours" in the coach's
+    lessons)."""
     mine = {e.key: e for e in better}
     theirs = {e.key: e for e in worse}
     found: list[tuple[float, str]] = []
@@ -262,7 +266,7 @@ def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> 
         found.append(
             (
                 0.5 * (joined[0] - joined[1]),
-                f"joins {joined[0]} edge{'s' * (joined[0] != 1)} (the other placement {joined[1]})",
+                f"joins {joined[0]} edge{'s' * (joined[0] != 1)} ({versus} {joined[1]})",
             )
         )
     against = [_count(mine.get("mismatched")), _count(theirs.get("mismatched"))]
@@ -270,8 +274,8 @@ def gains(better: Sequence[Effect], worse: Sequence[Effect], limit: int = 3) -> 
         found.append(
             (
                 0.4 * (against[1] - against[0]),
-                f"puts {against[0]} edge{'s' * (against[0] != 1)} against another terrain "
-                f"(the other placement {against[1]})",
+                f"puts {against[0] or 'no'} edge{'s' * (against[0] > 1)} against another terrain "
+                f"({versus} {against[1]})",
             )
         )
     found.sort(key=lambda item: -item[0])

@@ -7,8 +7,8 @@ the same depth) from a placement over sampled futures and tallies, at each
 rollout's end, which tasks are completed, which flag territories closed, the
 longest river and track, the mountains and lakes, and the score.
 :func:`foresight_gains` compares two placements over the *same* futures and
-says what the better one leads to more often: "completes village 4 within
-the next 8 tiles in 70% of sampled futures (the other 35%)".
+says what the better one leads to more often: "is more likely to complete
+village 4 in the next 8 tiles: 70% instead of 35%" (of the games the coach played out from each).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ FUTURES = 24
 #: expected points, and at least this share of the futures.
 TOLD_POINTS = 0.75
 TOLD_SHARE = 0.125
-OF_FUTURES = "of sampled futures"
 
 
 @dataclass
@@ -131,7 +130,7 @@ def foresight_gains(
     most points first."""
     mine = foresee(player, view, better, futures, seed)
     theirs = foresee(player, view, worse, futures, seed)
-    within = f"within the next {mine.depth} tiles"
+    within = f"in the next {mine.depth} tiles"
     found: list[tuple[float, str]] = []
     for i, count in mine.tasks.items():
         ours, other = mine.share(count), theirs.share(theirs.tasks.get(i, 0.0))
@@ -140,7 +139,7 @@ def foresight_gains(
             found.append(
                 (
                     points,
-                    f"completes {mine.names[i]} {within} in {ours:.0%} {OF_FUTURES} (the other {other:.0%})",
+                    f"is more likely to complete {mine.names[i]} {within}: {ours:.0%} instead of {other:.0%}",
                 )
             )
     for at, count in mine.flags.items():
@@ -150,8 +149,8 @@ def foresight_gains(
             found.append(
                 (
                     points,
-                    f"closes {mine.flag_names[at]} {within} in {ours:.0%} {OF_FUTURES} "
-                    f"(the other {other:.0%})",
+                    f"is more likely to close {mine.flag_names[at]} {within}: "
+                    f"{ours:.0%} instead of {other:.0%}",
                 )
             )
     for name, ours, other in (
@@ -162,7 +161,8 @@ def foresight_gains(
             found.append(
                 (
                     ours - other,
-                    f"makes the longest {name} {ours:.1f} tiles {within} on average (the other {other:.1f})",
+                    f"makes the longest {name} {ours:.1f} tiles long {within} on average, "
+                    f"instead of {other:.1f}",
                 )
             )
     pairs = mine.share(mine.pairs) - theirs.share(theirs.pairs)
@@ -170,8 +170,8 @@ def foresight_gains(
         found.append(
             (
                 3 * pairs,
-                f"completes {mine.share(mine.pairs):.1f} mountains and lakes {within} on average "
-                f"(the other {theirs.share(theirs.pairs):.1f})",
+                f"completes {mine.share(mine.pairs):.1f} mountains and lakes {within} on average, "
+                f"instead of {theirs.share(theirs.pairs):.1f}",
             )
         )
     if not found:
@@ -183,7 +183,7 @@ def foresight_gains(
                     (
                         ours - other,
                         f"completes more {kind} tasks {within}: {ours:.1f} points on average "
-                        f"(the other {other:.1f})",
+                        f"instead of {other:.1f}",
                     )
                 )
     return weightiest(found, limit)

@@ -97,7 +97,8 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         type=_count,
         default=30,
         metavar="N",
-        help="new games a minute from one address (default 30; 0: no limit)",
+        help="new games a minute from one address, and from one player (every way of making one:"
+        " a game, a rematch, a seek, the daily challenge; default 30; 0: no limit)",
     )
     serve.add_argument(
         "--campaign-limit",
@@ -105,6 +106,13 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         default=10,
         metavar="N",
         help="new campaigns a minute from one address (default 10; 0: no limit)",
+    )
+    serve.add_argument(
+        "--player-limit",
+        type=_count,
+        default=10,
+        metavar="N",
+        help="new players a minute from one address (default 10; 0: no limit)",
     )
     serve.add_argument(
         "--allowed-host",
@@ -143,6 +151,13 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         default=16,
         metavar="N",
         help="spectators from one address at most, and as many seat holders (default 16; 0: no limit)",
+    )
+    serve.add_argument(
+        "--open-games-per-address",
+        type=_count,
+        default=8,
+        metavar="N",
+        help="open games in the lobby from one address at once (default 8; 0: no limit)",
     )
     serve.add_argument(
         "--games-in-memory",
@@ -283,6 +298,7 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
 
         from dorf.server.config import ServerConfig
         from dorf.server.edge.app import TRANSPORT_LIMIT, create_app
+        from dorf.server.edge.logs import redact_access_log
     except ImportError as exc:
         print(
             f"dorf serve: the web server needs FastAPI and uvicorn ({exc.name} is missing): "
@@ -317,9 +333,11 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         ai_max_seconds=args.ai_max_seconds,
         create_limit=args.create_limit,
         campaign_limit=args.campaign_limit,
+        player_limit=args.player_limit,
         max_connections=args.max_connections,
         max_spectators=args.max_spectators,
         max_connections_per_address=args.max_connections_per_address,
+        open_games_per_address=args.open_games_per_address,
         games_in_memory=args.games_in_memory,
         idle_seconds=args.idle_seconds,
         storage_grace=args.storage_grace,
@@ -360,6 +378,7 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
             forwarded_allow_ips=list(args.trusted_proxy) or None,
         )
     )
+    redact_access_log()  # after uvicorn set up its loggers: no invitation code in the access log
     with sock:
         server.run(sockets=[sock])
     return 0 if server.started else 2

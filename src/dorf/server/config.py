@@ -29,12 +29,17 @@ class ServerConfig:
     create_limit: int = 30
     #: New campaigns a minute from one address (0: no limit).
     campaign_limit: int = 10
+    #: New players a minute from one address (0: no limit): a player is made by the first thing
+    #: a visitor does that needs one (``dorf.server.players.accounts``).
+    player_limit: int = 10
     #: Websocket clients at most: once reached, only seat holders are let in.
     max_connections: int = 1000
     #: Spectators of one game at most (clients that hold none of its seats).
     max_spectators: int = 32
     #: Spectators from one address at most, and as many seat-holding clients (0: no limit).
     max_connections_per_address: int = 16
+    #: Open games in the lobby's public list from one address at once (0: no limit).
+    open_games_per_address: int = 8
     #: How long a client held back (no room for another spectator) has to prove a seat.
     hello_seconds: float = 10.0
     games_in_memory: int = 100

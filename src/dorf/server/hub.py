@@ -87,6 +87,7 @@ class Hub:
         self.computer = ComputerSeats(self, self.pool)
         #: The players and their ratings (players/); a rated game is rated when it ends.
         self.players = Players(storage)
+        self.players.player_limit = config.player_limit
         #: Every end of a game goes through it; the clocks' deadlines (round/timers.py).
         self.finisher = Finisher(self)
         self.finisher.listeners.append(self.players.on_end)
@@ -148,6 +149,7 @@ class Hub:
             "instance": self.storage.instance,
             "heard": self.bus.heard,
             "thought": self.computer.thoughts,
+            "hurried": self.computer.hurried,  # computer decisions played greedy as time ran short
             "games": len(self.games),
             "connections": self.doorman.connected,
             "thinking": {**pool.counts, "waiting": pool.waiting(), "running": pool.running()},
@@ -292,6 +294,8 @@ class Hub:
                     self._drop(game)  # left alone: computers of an unwatched game stop too
                 elif time.monotonic() - game.changed > self.storage.lease:
                     self.computer.claim(game)  # whoever held the lease to think stopped, or died
+            if self.players.sweep_due():  # once an hour: the players who never played
+                self.background(self.players.sweep())
 
     def lost(self, game: Game, error: BaseException) -> None:
         """The storage refused a change of ``game`` for good: let the game go from memory, so that

@@ -8,7 +8,7 @@ as a context manager.
 
 Settings are :class:`~dorf.server.hub.ServerConfig`'s fields by name (``create_limit=3``); a
 process gets them as options (``--create-limit 3``, ``True`` a flag alone).  Unless given, a
-server has :data:`DEFAULTS`: no limit of games created or connections per address (the tests
+server has :data:`DEFAULTS`: no limit of games, players or connections per address (the tests
 make many from one address), computer seats thinking in threads, and the daily challenge's
 expert played by ``greedy`` (the ``expert`` level would think a second a move for a whole game
 whenever a page asks for today's challenge).  A process started from
@@ -37,7 +37,9 @@ DEFAULTS: dict[str, Any] = {
     "ai_workers": 0,
     "ai_delay": 0.05,
     "create_limit": 0,
+    "player_limit": 0,
     "max_connections_per_address": 0,
+    "open_games_per_address": 0,
     "daily_expert": "greedy",
 }
 

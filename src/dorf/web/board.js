@@ -271,7 +271,7 @@ export class Board {
     const minY = Math.min(...ys) - S, maxY = Math.max(...ys) + S;
     const w = this.size.w || 800, h = this.size.h || 600;
     const { left, right, top, bottom } = this._pad();
-    const k = Math.min(1.3, Math.max(0.12, Math.min((w - left - right) / (maxX - minX), (h - top - bottom) / (maxY - minY))));
+    const k = Math.min(1.3, Math.max(this.fitFloor || 0.12, Math.min((w - left - right) / (maxX - minX), (h - top - bottom) / (maxY - minY))));
     const midX = (minX + maxX) / 2, midY = (minY + maxY) / 2;
     this.view = { k, x: (left - right) / 2 - midX * k, y: (top - bottom) / 2 - midY * k };
     if (this.size.w) this.fitted = true;
@@ -501,9 +501,16 @@ export class Board {
 
   /** Outline cells, each with its class and an optional word in it ([[q, r, className, word]]: a
    * lesson's placement and the coach's), and fit the view to them and the tiles up to `around`
-   * cells from them (all the tiles: Infinity). */
-  outline(cells, around = Infinity) {
-    const layer = this.layers.last;
+   * cells from them (all the tiles: Infinity); cells far apart, the view is of the first one,
+   * unless `all` keeps every one in view. */
+  outline(cells, around = Infinity, all = false) {
+    // Over everything, the tile shown on one of the cells too.
+    if (!this.layers.outline) {
+      this.layers.outline = document.createElementNS(NS, "g");
+      this.layers.outline.setAttribute("class", "outline");
+      this.world.appendChild(this.layers.outline);
+    }
+    const layer = this.layers.outline;
     layer.replaceChildren();
     for (const [q, r, name, word] of cells) {
       const [x, y] = center(q, r);
@@ -525,7 +532,10 @@ export class Board {
     }
     const apart = ([q, r], [cq, cr]) => (Math.abs(q - cq) + Math.abs(r - cr) + Math.abs(q + r - cq - cr)) / 2;
     // Cells far apart: the view is of the first one (the others are outlined, off to one side).
-    const anchors = cells.every((c) => apart(c, cells[0]) <= 2 * around + 2) ? cells : cells.slice(0, 1);
+    const anchors = all || cells.every((c) => apart(c, cells[0]) <= 2 * around + 2) ? cells : cells.slice(0, 1);
+    // Every cell in view, however far apart: the view may zoom further out than a player's own
+    // (the outlines and their words keep their size on screen).
+    this.fitFloor = all ? 0.02 : 0.12;
     const near = (cell) => anchors.some((c) => apart(cell, c) <= around);
     this.cells = [...this.cells.filter(near), ...anchors.map(([q, r]) => [q, r])];
     this.fit();

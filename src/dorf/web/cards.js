@@ -5,6 +5,7 @@ import {
   el, rememberedGames, tokensOf, copyButton, describeTask, progressText, put, media, tapWord, NARROW,
   around, listOf, modeName, taskName, terrainName } from "./util.js";
 import { language, server, t, term } from "./i18n.js";
+import { logWords } from "./words.js";
 
 /** How far the tile is turned from how it was drawn, in words: "as drawn", "turned 2 steps clockwise". */
 export function turnWords(k) {
@@ -23,9 +24,11 @@ export const cardMethods = {
     const waitingNames = game.waiting.map((s) => game.seats[s]);
     let line;
     if (game.over) {
-      if (game.mode === "coop") line = t("turn.over_points", { points: t("count.points", { count: game.scores[0].total }) });
-      else if (game.winner === null || game.winner === undefined) line = t("turn.over_shared");
-      else line = t("turn.over_wins", { name: game.seats[game.winner].name });
+      // How it ended (time, resignation, abort, the score), not only who won.
+      // An end by the last decision is "Game over: Ann wins, 52 to 47"; time, resignation and an
+      // abort say so themselves ("Bob lost on time: Ann wins").
+      const ended = game.end === "time" || game.end === "resign" || game.end === "aborted";
+      line = game.mode === "coop" || ended ? this.endLine() : t("turn.over", { how: this.endLine() });
     } else if (me !== null) {
       const draft = game.phase === "draft";
       line = this.you.seats.length > 1
@@ -40,14 +43,17 @@ export const cardMethods = {
       el("li", { class: `${game.waiting.includes(i) ? "waiting" : ""}${this.you.seats.includes(i) ? " mine" : ""}` },
         el("span", { class: "dot", "aria-hidden": "true", style: `--seat:${SEAT_COLORS[i % SEAT_COLORS.length]}` }),
         `${s.name}`,
-        el("small", {}, s.kind === "computer" ? ` ${t("turn.seat_computer", { player: language() === "en" ? s.player : term("level.", s.player) })}` : s.kind === "online" ? ` ${t(s.claimed ? "turn.seat_online" : "turn.seat_invited")}` : this.you.seats.includes(i) ? ` ${t("turn.seat_here")}` : ""),
+        el("small", {}, s.kind === "computer" ? ` ${t("turn.seat_computer", { player: term("level.", s.player) })}` : s.kind === "online" ? ` ${t(s.claimed ? "turn.seat_online" : "turn.seat_invited")}` : this.you.seats.includes(i) ? ` ${t("turn.seat_here")}` : ""),
       )));
     const actions = el("div", { class: "actions" });
     if (this.undoShown()) {
       actions.appendChild(el("button", { type: "button", class: "secondary", id: "undo-button", title: t("turn.undo_title"), onclick: () => this.undo() }, t("turn.undo")));
     }
     if (game.over) {
-      actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, t("pad.button")));
+      // An aborted game has no score to show: its end dialog says why, with what comes next.
+      actions.appendChild(el("button", { type: "button", id: "pad-button", onclick: () => this.showPad() }, t(game.end === "aborted" ? "end.button" : "pad.button")));
+      const rematch = this.rematchButton("turn-rematch");
+      if (rematch) actions.appendChild(rematch);
       // A daily challenge's record (its seed) is given out once its day is over.
       if (this.recordShown()) {
         actions.appendChild(el("a", { class: "button secondary", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")));
@@ -60,10 +66,12 @@ export const cardMethods = {
     const problem = this.tokenProblem ? el("p", { class: "note bad" }, this.tokenProblem) : null;
     const badge = game.practice ? el("span", { class: "badge practice", id: "practice-badge", title: t("turn.practice_title") }, t("turn.practice")) : null;
     const first = game.first === 2 && game.seats[1] ? el("p", { class: "note" }, t("turn.started", { name: game.seats[1].name })) : null;
+    const rating = game.over ? this.ratingLine() : null;
     put(card,
       el("div", { class: "card-title" }, el("h2", {}, modeName(game.mode), badge), el("span", { class: "turn-no" }, game.phase === "draft" ? t("turn.pick_no", { n: game.turn + 1 }) : t("turn.move_no", { n: game.turn }))),
       el("p", { class: `turn-line${me !== null ? " mine" : ""}`, id: "turn-line" }, line),
-      seats, first, watching, aside, problem, actions,
+      rating ? el("p", { class: "note end-ratings", id: "turn-ratings" }, rating) : null,
+      seats, first, watching, aside, problem, this.offerBox("turn"), actions,
     );
   },
 
@@ -103,7 +111,7 @@ export const cardMethods = {
     }
     const buttons = el("div", { class: "rotate" },
       el("button", { type: "button", title: t("tile.rotate_left_title"), "aria-label": t("tile.rotate_left"), onclick: () => this.rotateBy(-1) }, "⟲"),
-      el("span", { class: "rot-no" }, t("tile.rotation", { n: k })),
+      el("span", { class: "rot-no", id: "rot-words", "data-rot": String(k) }, this.turnOfFit(k)),
       el("button", { type: "button", id: "rotate-button", title: t("tile.rotate_right_title"), "aria-label": t("tile.rotate_right"), onclick: () => this.rotateBy(1) }, "⟳"),
       this.canHint() ? el("button", { type: "button", class: "small secondary", id: "hint-button", title: t("hint.title"), disabled: !!this.hintBusy, "aria-busy": String(!!this.hintBusy), onclick: () => this.askHint() }, this.hintBusy ? t("hint.thinking") : t("hint.button")) : null,
     );
@@ -111,6 +119,19 @@ export const cardMethods = {
     const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;
     put(card, el("h3", { id: "tile-whose" }, whose), el("div", { class: "tile-row" }, icon, el("ul", { class: "facts" }, facts)),
       me !== null ? buttons : null, hint, me !== null ? keys : null);
+  },
+
+  /** The turn shown, without the engine's numbers (issue 61): of the turns that fit the cell
+   * chosen (or pointed at), which one ("turn 2 of 4 that fit"); with no cell, how it is turned. */
+  turnOfFit(k) {
+    const target = this.selected || this.hover;
+    const revealed = this.revealedFor(this.actSeat());
+    if (target && revealed) {
+      const rots = [...new Set(this.legalMap().get(`${target.q},${target.r}`) || [])].sort((a, b) => a - b);
+      const i = rots.indexOf(revealed.canon[k]);
+      if (i >= 0) return t("tile.turn_of", { n: i + 1, count: rots.length });
+    }
+    return turnWords(k);
   },
 
   /** The preview of the chosen (or hovered) placement: score before and after, tasks, territories. */
@@ -233,7 +254,8 @@ export const cardMethods = {
       else extra.push(`${t("count.mountains", { count: area.mountains })}, ${t("count.lakes", { count: area.lakes })}`);
       rows.push(el("p", { class: "note", id: "score-extra" }, extra.join(" · ")));
     }
-    put(card, el("h3", {}, t("score.title")), ...rows, el("button", { type: "button", class: "small secondary", id: "score-pad-button", onclick: () => this.showPad() }, t("pad.button")));
+    const aborted = game.over && game.end === "aborted";
+    put(card, el("h3", {}, t("score.title")), ...rows, aborted ? null : el("button", { type: "button", class: "small secondary", id: "score-pad-button", onclick: () => this.showPad() }, t("pad.button")));
   },
 
   /** Whether `part` must be drawn again: its inputs (`key`) changed since it was last drawn. */
@@ -278,7 +300,11 @@ export const cardMethods = {
     this.cards.turn.style.order = "-2";
     card.style.order = inviting ? "-1" : "";
     card.classList.toggle("inviting", inviting);
-    put(card, el("h3", {}, t(inviting ? "share.invite_title" : "share.title")), inviting ? el("p", { class: "note" }, t("share.invite_note")) : null, ...parts);
+    // The words of each game: an opponent in the Duel and Head to Head, fellow players in the cooperative game.
+    const invited = game.seats.filter((s) => s.kind === "online").length;
+    const words = game.mode === "coop" ? "coop" : "versus";
+    put(card, el("h3", { id: "share-title" }, inviting ? t(`share.invite_title.${words}`, { count: invited }) : t("share.title")),
+      inviting ? el("p", { class: "note" }, t(`share.invite_note.${words}`, { count: invited })) : null, ...parts);
     if (inviting && !this.invitationShown && media(NARROW)) {
       // On a phone the links live in a sheet: open it once, so the invitation is not missed.
       this.invitationShown = true;
@@ -295,6 +321,12 @@ export const cardMethods = {
     const list = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") }, game.log.map((entry) => {
       let who = null, text = server(entry.text);
       const seat = entry.seat;
+      // In words, the tile drawn small (issue 61): "Lea placed a grain tile with a track".
+      const words = logWords(entry);
+      if (words && seat !== null && seat !== undefined && game.seats[seat]) {
+        who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, game.seats[seat].name);
+        return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), words[0], who, ` ${words[1]}`);
+      }
       if (seat !== null && seat !== undefined && game.seats[seat]) {
         // Whose line this is: the seat's name in its colour (the text may already start with it).
         const name = game.seats[seat].name;
@@ -321,12 +353,13 @@ export const cardMethods = {
     const heads = game.mode === "coop" ? ["", t("pad.points")] : ["", ...game.seats.map((s) => s.name)];
     const rows = game.scores[0].rows.map((row, i) =>
       el("tr", { class: row[2] }, el("th", { scope: "row" }, server(row[0])), game.scores.map((pad) => el("td", {}, String(pad.rows[i][1])))));
-    let verdict = "";
-    if (game.over && game.mode !== "coop") {
-      verdict = game.winner === null || game.winner === undefined ? t("pad.shared") : t("pad.wins", { name: game.seats[game.winner].name });
-    }
+    // Once over: how it ended (time, resignation, abort, the score), the ratings' changes, a rematch.
+    const verdict = game.over && game.mode !== "coop" ? this.endLine() : "";
+    const aborted = game.over && game.end === "aborted";
+    const rating = game.over ? this.ratingLine() : null;
     const record = game.over && this.recordShown();
     const actions = el("div", { class: "actions" },
+      game.over ? this.rematchButton("pad-rematch") : null,
       game.over && game.daily ? el("button", { type: "button", id: "pad-daily", onclick: () => this.showDailyEnd() }, t("daily.open")) : null,
       record ? el("a", { class: "button", href: `/api/games/${this.id}/record`, download: `dorf-${game.mode}-${this.id}.json` }, t("pad.download")) : null,
       record ? el("a", { class: "button secondary", href: `/replay/${this.id}` }, t("pad.replay")) : null,
@@ -337,9 +370,11 @@ export const cardMethods = {
     const opening = this.modal.classList.contains("hidden");
     if (opening) this.padOpener = document.activeElement;
     const box = el("div", { class: "modal-box score-pad", id: "score-pad", tabindex: "-1" },
-      el("h2", { id: "score-pad-title" }, t(game.over ? "pad.final" : "pad.so_far")),
-      verdict ? el("p", { class: "verdict" }, verdict) : null,
-      el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => i === 0 ? el("td", {}) : el("th", { scope: "col" },
+      el("h2", { id: "score-pad-title" }, t(aborted ? "end.aborted_title" : game.over ? "pad.final" : "pad.so_far")),
+      verdict ? el("p", { class: "verdict", id: "pad-verdict" }, verdict) : null,
+      rating ? el("p", { class: "note end-ratings", id: "pad-ratings" }, rating) : null,
+      game.over ? this.offerBox("pad") : null,
+      aborted ? null : el("table", { class: "pad" }, el("thead", {}, el("tr", {}, heads.map((h, i) => i === 0 ? el("td", {}) : el("th", { scope: "col" },
         game.mode !== "coop" ? el("span", { class: "seat-chip", style: `background:${SEAT_COLORS[i - 1]}` }) : null, h)))), el("tbody", {}, rows)),
       actions);
     this.modal.setAttribute("aria-labelledby", "score-pad-title");

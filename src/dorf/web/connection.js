@@ -103,6 +103,7 @@ export class Connection {
     else if (msg.type === "delta") this.onDelta(msg);
     else if (msg.type === "saved") this.onSaved(msg.version);
     else if (msg.type === "preview") this.on.preview(msg);
+    else if (msg.type === "rematch") this.on.rematch?.(msg); // offered to this screen's player
     else if (msg.type === "ok") {
       this.on.ok(msg);
       this.onMade(msg.version);

@@ -10,6 +10,13 @@ import { api, el, put, toast, tokensOf } from "./util.js";
 import { server, t } from "./i18n.js";
 import { dayText, expertText, points, rankText, startDaily } from "./daily.js";
 
+/** The expert's score against another player's (`name`): in the third person. */
+function expertOfText(expert, score, name) {
+  if (score > expert) return t("daily.expert_beaten_by", { expert, count: score - expert, name });
+  if (score < expert) return t("daily.expert_won_over", { expert, count: expert - score, name });
+  return t("daily.expert_level_with", { expert, name });
+}
+
 /** Seconds between asking again for the day's figures while the expert's score is not there. */
 const AGAIN = [1, 1, 2, 2, 3, 3, 5, 5, 5, 10, 10, 10, 15, 15, 30, 30, 30, 60, 60, 60];
 
@@ -77,7 +84,7 @@ export const dailyMethods = {
       return;
     }
     let error = null;
-    for (let attempt = 0; attempt < 6; attempt++) {
+    for (let attempt = 0; attempt < 20; attempt++) {
       for (const token of tokens) {
         try {
           const answer = await api("POST", `/api/games/${encodeURIComponent(this.id)}/lessons`, { token });
@@ -90,8 +97,10 @@ export const dailyMethods = {
           if (e.code !== "bad-token" && e.code !== "not-your-seat") break;
         }
       }
-      if (!error || error.code !== "not-over") break;
-      await new Promise((done) => setTimeout(done, 1000)); // the end is being stored
+      // The end is being stored (a few seconds); or the server computes other lessons of this
+      // player or address (429 busy: a minute and more, one after the other).
+      if (!error || (error.code !== "not-over" && error.code !== "busy") || (error.code === "not-over" && attempt >= 5)) break;
+      await new Promise((done) => setTimeout(done, error.code === "busy" ? 5000 : 1000));
     }
     this.lessons = { error: error ? error.message : t("daily.lessons_none") };
     this.dailyChanged();
@@ -117,6 +126,9 @@ export const dailyMethods = {
       return [title, el("p", { class: "note", id: "daily-before" }, t(daily.practice ? "daily.practice_note" : "daily.counted_note"))];
     }
     const score = game.scores[0].total;
+    // Another's board speaks of its player by name, and offers no practice (issue 61).
+    const own = tokensOf(this.id).length > 0;
+    const player = game.seats[0] ? game.seats[0].name : "";
     const info = this.dailyInfo || {};
     const mine = info.attempt && info.attempt.game === this.id ? info.attempt : null;
     const listed = (info.top || []).find((row) => row.game === this.id);
@@ -124,12 +136,14 @@ export const dailyMethods = {
     let rankLine;
     if (daily.practice) {
       rankLine = el("p", { class: "daily-rank", id: inModal ? "daily-end-rank" : null, "data-practice": "1" }, t("daily.not_ranked"),
-        info.attempt && info.attempt.finished ? el("span", { class: "note" }, ` ${t("daily.counted_was", { score: info.attempt.score, rank: rankText(info.attempt.rank, info.players) })}`) : null);
+        own && info.attempt && info.attempt.finished ? el("span", { class: "note" }, ` ${t("daily.counted_was", { score: info.attempt.score, rank: rankText(info.attempt.rank, info.players) })}`) : null);
     } else if (rank !== null && info.players) {
       rankLine = el("p", { class: "daily-rank", "data-rank": String(rank), "data-players": String(info.players) }, t(info.over ? "daily.rank_line" : "daily.rank_so_far", { rank, count: info.players }));
-    } else rankLine = el("p", { class: "daily-rank note" }, info.error ? info.error : "…");
-    const expert = info.expert !== null && info.expert !== undefined
-      ? el("p", { class: `daily-expert${score > info.expert ? " beaten" : ""}`, "data-expert": String(info.expert), "data-beat": String(score > info.expert) }, expertText(info.expert, score))
+    } else if (info.expert_game === this.id) rankLine = null; // the expert's own board: no rank
+    else rankLine = el("p", { class: "daily-rank note" }, info.error ? info.error : "…");
+    const expert = info.expert_game === this.id ? el("p", { class: "daily-expert-own note", id: inModal ? null : "daily-expert-own" }, t("daily.expert_own"))
+      : info.expert !== null && info.expert !== undefined
+      ? el("p", { class: `daily-expert${score > info.expert ? " beaten" : ""}`, "data-expert": String(info.expert), "data-beat": String(score > info.expert) }, own ? expertText(info.expert, score) : expertOfText(info.expert, score, player))
       : el("p", { class: "daily-expert-wait note" }, t("daily.expert_wait"));
     const median = info.median !== null && info.median !== undefined
       ? el("p", { class: "daily-median", "data-median": String(info.median) }, t("daily.median", { median: points(info.median) })) : null;
@@ -145,7 +159,7 @@ export const dailyMethods = {
     });
     const actions = el("div", { class: "actions" },
       el("a", { class: "button secondary daily-day-link", href: `/daily/${encodeURIComponent(daily.date)}` }, t("daily.day_board")),
-      again,
+      own ? again : null,
       inModal ? el("button", { type: "button", class: "secondary", id: "daily-pad", onclick: () => this.showPad() }, t("pad.button")) : null,
       inModal ? el("button", { type: "button", class: "secondary", id: "pad-close", onclick: () => this.closePad() }, t("pad.close")) : null,
       inModal ? null : el("button", { type: "button", class: "small", id: "daily-open", onclick: () => this.showDailyEnd() }, t("daily.open")));
@@ -171,14 +185,16 @@ export const dailyMethods = {
     return [head, el("ol", { class: "lessons" }, state.list.map((lesson, i) => {
       const tile = area.tiles[lesson.tiles_before];
       const icon = tile ? el("span", { class: "lesson-tile", html: tileIcon(tile.face || tile.edges, turnAreas(tile.areas, -(tile.rot ?? 0)), {}, 40) }) : null;
-      const reasons = (lesson.reasons || []).map((reason) => server(reason)).join(", ");
+      const reasons = (lesson.reasons || []).map((reason) => el("li", {}, server(reason)));
       const shown = inModal && this.lessonShown === i;
       return el("li", { class: `lesson${shown ? " shown" : ""}`, "data-lesson": String(i), "data-turn": String(lesson.turn) },
         icon,
         el("div", { class: "lesson-words" },
           el("p", { class: "lesson-head" }, el("b", {}, t("daily.lesson_turn", { turn: lesson.turn })), " ",
             el("span", { class: "lesson-loss" }, t("daily.lesson_loss", { n: Math.round(lesson.loss * 10) / 10 }))),
-          inModal ? el("p", { class: "lesson-why" }, reasons ? t("daily.lesson_why", { reasons }) : server(lesson.text || "")) : null),
+          inModal && reasons.length ? el("p", { class: "lesson-why" }, t("daily.lesson_why")) : null,
+          inModal && reasons.length ? el("ul", { class: "lesson-reasons" }, reasons) : null,
+          inModal && !reasons.length ? el("p", { class: "lesson-why" }, server(lesson.text || "")) : null),
         el("button", { type: "button", class: "small lesson-show", "aria-pressed": String(shown), onclick: () => this.showLesson(i) }, t("daily.lesson_show")));
     }))];
   },
@@ -224,12 +240,13 @@ export const dailyMethods = {
     board.setArea({ tiles: area.tiles.slice(0, before), tasks, flags: [], last: null }, new Map(), {});
     const tile = area.tiles[before];
     const where = this.lessonMine ? lesson.played : lesson.preferred;
-    if (tile) board.setGhost(placedAs(tile, where.rot, tasks), where.at[0], where.at[1], { selected: true });
+    // The tile as placed, outlined only as the legend says (gold: the coach's cell; dashed: yours).
+    if (tile) board.setGhost(placedAs(tile, where.rot, tasks), where.at[0], where.at[1]);
     const same = lesson.played.at[0] === lesson.preferred.at[0] && lesson.played.at[1] === lesson.preferred.at[1];
     const marks = [[...lesson.preferred.at, "lesson-preferred", this.lessonMine && !same ? t("daily.cell_coach") : null]];
     if (!same) marks.push([...lesson.played.at, "lesson-played", this.lessonMine ? null : t("daily.cell_yours")]);
-    if (this.lessonMine) marks.reverse(); // the cell shown first: the view is of it when the two lie far apart
-    board.outline(marks, 2);
+    if (this.lessonMine) marks.reverse(); // the cell shown drawn first, the other over it
+    board.outline(marks, 2, true); // both cells in view, however far apart
     this.lessonBoard = board;
   },
 

@@ -5,7 +5,7 @@
 // score and the median once you may see them, the seed and the boards once the day is over).
 import { api, el, put, rememberGame, toast } from "./util.js";
 import { language, t } from "./i18n.js";
-import { whoAmI } from "./players.js";
+import { asPlayer, whoAmI } from "./players.js";
 
 /** A day "2026-12-02" in words, in the page's language ("2 December 2026", "2. Dezember 2026"). */
 export function dayText(date, style = "long") {
@@ -34,6 +34,7 @@ export function points(value) {
 export async function startDaily(date) {
   let made;
   try {
+    await asPlayer(); // the challenge is played by a player: a visitor becomes one now
     made = await api("POST", "/api/daily", date ? { date } : {});
   } catch (error) {
     if (error.code === "daily-unfinished") {
@@ -191,8 +192,10 @@ function topTable(day, me) {
   if (!rows.length) return el("p", { class: "note", id: "daily-top" }, t("daily.nobody"));
   const boards = rows.some((row) => row.game);
   const expert = day.expert !== null && day.expert !== undefined ? day.expert : null;
+  // The expert's board too, once the day is over (issue 61), as the players' are.
   const expertRow = () => el("tr", { class: "expert-row" }, el("td", { class: "num" }, "–"), el("td", {}, t("daily.expert_row")),
-    el("td", { class: "num" }, el("b", {}, String(expert))), boards ? el("td", {}) : null);
+    el("td", { class: "num" }, el("b", {}, String(expert))), boards ? el("td", {}, day.expert_game
+      ? el("a", { class: "daily-expert-board", id: "daily-expert-board", href: `/game/${encodeURIComponent(day.expert_game)}`, "aria-label": t("daily.see_board_of", { name: t("daily.expert_row") }) }, t("daily.see_board")) : null) : null);
   const lines = rows.map((row) => {
     const mine = me && row.name === me.name;
     return el("tr", { class: mine ? "mine" : null, "data-rank": String(row.rank), "data-name": row.name, "data-score": String(row.score) },

@@ -4,12 +4,14 @@
 import { Board } from "./board.js";
 import { cardMethods } from "./cards.js";
 import { clockMethods } from "./clock.js";
-import { playerMethods } from "./players.js";
+import { playerMethods, playerName } from "./players.js";
 import { Connection } from "./connection.js";
 import { dailyMethods } from "./daily-end.js";
 import { draftMethods } from "./draft.js";
+import { endMethods } from "./ending.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
 import { phoneMethods } from "./phone.js";
+import { showTips } from "./tips.js";
 import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, media, tapWord, WIDE, modeName } from "./util.js";
 import { server, serverError, t } from "./i18n.js";
 
@@ -54,7 +56,8 @@ class GameController {
       preview: (msg) => this.onPreview(msg),
       error: (msg) => this.onError(msg),
       lost: () => (this.busy = false), // a move sent may never be answered
-      gone: () => { if (!this.brokenReason) this.conn.setStatus(t("status.no_game"), "bad"); },
+      gone: () => { if (!this.brokenReason) this.showMissing(); },
+      rematch: (msg) => this.onRematch(msg),
     });
     document.addEventListener("keydown", (e) => this.onKey(e));
   }
@@ -149,13 +152,29 @@ class GameController {
     if (msg.code === "no-game" || msg.code === "broken") {
       this.conn.stop();
       if (msg.code === "broken") this.showBroken(msg.message);
-      else put(this.cards.turn, el("h2", {}, t("game.no_game")), el("p", {}, message), el("a", { href: "/" }, t("game.new_game_link")));
+      else this.showMissing();
       return;
     }
     if (msg.code === "bad-token") this.tokenProblem = message;
     toast(message);
     this.renderTurn();
     this.renderBar();
+  }
+
+  /** No game of this id (a bad link): say so plainly, with the way home; no board, no controls. */
+  showMissing() {
+    if (this.game && !this.game.broken) return;
+    this.conn.stop();
+    this.conn.setStatus("", "");
+    document.body.classList.remove("play");
+    document.body.dataset.missing = "1";
+    document.title = `${t("game.no_game")} · dorf`;
+    const root = this.page.parentNode;
+    if (!root) return;
+    put(root, el("div", { class: "lobby narrow" }, el("section", { class: "card missing", id: "no-game" },
+      el("h1", { class: "page-title" }, t("game.no_game")),
+      el("p", {}, t("game.no_game_text", { id: this.id })),
+      el("p", {}, el("a", { class: "button", href: "/", id: "no-game-home" }, t("game.new_game_link"))))));
   }
 
   /** A game the server could not load: say so and why; nothing can be played. */
@@ -181,6 +200,11 @@ class GameController {
   onState(doc) {
     const before = this.game;
     this.game = doc.game;
+    // A computer level's player named as everywhere else ("Computer (Easy)", issue 61); a copy:
+    // the connection's document stays the server's, for the deltas that follow.
+    if ((doc.game.seats || []).some((s) => playerName(s.name) !== s.name)) {
+      this.game = { ...doc.game, seats: doc.game.seats.map((s) => ({ ...s, name: playerName(s.name) })) };
+    }
     this.you = doc.you;
     const game = this.game;
     if (game.broken) {
@@ -231,7 +255,9 @@ class GameController {
     document.body.dataset.phase = game.phase;
     this.render();
     this.renderClocks();
+    showTips(this.id, game, this.you); // a newcomer's first solo game (issue 61)
     if (before) this.celebrate(before, game);
+    if (game.over) this.loadOffer();
     if (game.over && !this.padShown) {
       this.padShown = true;
       // A daily challenge ends with its result (rank, the expert, the coach's lessons); others with the score pad.
@@ -324,7 +350,8 @@ class GameController {
   canHint() {
     // A daily challenge's counted attempt is played without the coach: its score goes on a leaderboard.
     const counted = this.game.daily && !this.game.daily.practice;
-    return this.actSeat() !== null && !this.game.over && !counted;
+    // The server says whether it gives this game hints (never against a person): none offered else.
+    return this.actSeat() !== null && !this.game.over && !counted && this.game.hints !== false;
   }
 
   // --- drawing -------------------------------------------------------------------------------
@@ -701,4 +728,4 @@ class GameController {
 
 }
 
-Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods, dailyMethods);
+Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods, dailyMethods, endMethods);

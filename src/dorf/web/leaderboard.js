@@ -52,6 +52,7 @@ export async function leaderboardPage(root) {
   const me = await whoAmI().catch(() => null);
   const page = el("div", { class: "lobby leaderboard-page" },
     el("section", { class: "intro" }, el("h1", { class: "page-title" }, t("leaders.title")), el("p", { class: "note" }, t("leaders.rule")),
+      el("p", { class: "note rd-note", id: "rd-note" }, t("player.rd_note")),
       el("nav", { class: "leaders-modes", "aria-label": t("leaders.modes") }, RATED_MODES.map((mode) => el("a", { href: `#${mode}` }, modeName(mode))))),
     RATED_MODES.map((mode) => {
       const box = el("div", { class: "board-list" }, el("p", { class: "note" }, "…"));

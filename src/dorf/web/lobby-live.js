@@ -5,6 +5,7 @@
 import { patch } from "./patch.js";
 import { api, el, modeName, put, rememberGame, toast } from "./util.js";
 import { serverError, t } from "./i18n.js";
+import { asPlayer, whoAmI } from "./players.js";
 
 /** The clocks the quick pairing box offers (the server takes any M+S or Nd it allows). */
 const CLOCKS = ["3+2", "5+3", "10+5", "15+10", "1d", "3d"];
@@ -12,6 +13,13 @@ const PAIRED_MODES = ["duel", "head-to-head"];
 
 function clockText(clock) {
   return clock ? (clock.endsWith("d") ? t("play.clock.days", { count: Number(clock.slice(0, -1)) }) : clock) : t("play.clock.none");
+}
+
+/** "expires in …": an open game nobody takes leaves the list (30 minutes for real time, a day else). */
+function expiresText(expires) {
+  if (typeof expires !== "number") return "";
+  const minutes = Math.max(1, Math.ceil((expires * 1000 - Date.now()) / 60000));
+  return minutes < 120 ? t("play.open.expires_minutes", { count: minutes }) : t("play.open.expires_hours", { count: Math.round(minutes / 60) });
 }
 
 function ratingText(rating, provisional) {
@@ -66,6 +74,10 @@ class LobbySocket {
       }
     } else if (message.type === "paired") {
       this.on.paired(message);
+    } else if (message.type === "seekers") {
+      this.on.seekers(message.pools || []);
+    } else if (message.type === "rematch") {
+      this.on.rematch?.(message); // offered to this player just now
     }
     const pending = message.id !== undefined && this.waiting.get(message.id);
     if (pending) {
@@ -82,6 +94,17 @@ class LobbySocket {
 
   send(message) {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  /** Open again at once (a player just made: the new socket carries its cookie). */
+  reopen() {
+    return new Promise((resolve) => {
+      const opened = this.on.open;
+      this.on.open = () => { this.on.open = opened; opened(); resolve(); };
+      this.ws.onclose = null;
+      this.ws.close();
+      this.connect();
+    });
   }
 
   request(message) {
@@ -104,6 +127,12 @@ export function liveLobby(remembered = () => []) {
   const openList = el("ul", { class: "open-games", id: "open-games", "aria-live": "polite" });
   const openBox = el("section", { class: "card lobby-open" }, el("h2", {}, t("play.open.title")), openList);
   const status = el("p", { class: "note seek-status", id: "seek-status", role: "status" });
+  // How many are looking in each pool (counts only, live: "seekers"), and how long you have waited.
+  const poolsLine = el("p", { class: "note seek-pools", id: "seek-pools" });
+  const waitedLine = el("p", { class: "note seek-waited", id: "seek-waited", "aria-live": "off" });
+  let pools = [];
+  let seekStarted = 0;
+  let waitTimer = null;
   let seeking = null;
   let lastGames = {};
 
@@ -111,12 +140,34 @@ export function liveLobby(remembered = () => []) {
     PAIRED_MODES.map((m) => el("option", { value: m, selected: m === (localStorage.getItem("dorf.pair.mode") || "duel") }, modeName(m))));
   let clock = localStorage.getItem("dorf.pair.clock") || "3+2";
   const clockBox = el("div", { class: "clock-choices", role: "radiogroup", "aria-label": t("play.pair.clock") });
-  const drawClocks = () => put(clockBox, ...CLOCKS.map((c) =>
-    el("button", { type: "button", class: `clock-choice small${c === clock ? " chosen" : " secondary"}`, role: "radio", "aria-checked": c === clock ? "true" : "false", "data-clock": c,
-      onclick: () => { clock = c; localStorage.setItem("dorf.pair.clock", c); drawClocks(); } }, clockText(c))));
-  drawClocks();
+  /** How many look in the pool of the mode chosen, clock `c`, rated or not as chosen. */
+  const lookingIn = (c) => {
+    const pool = pools.find((p) => p.mode === modeSelect.value && p.clock === c && p.rated === rated.checked);
+    return pool ? pool.count : 0;
+  };
+  const drawClocks = () => put(clockBox, ...CLOCKS.map((c) => {
+    const n = pools.length ? lookingIn(c) : 0;
+    return el("button", { type: "button", class: `clock-choice small${c === clock ? " chosen" : " secondary"}`, role: "radio", "aria-checked": c === clock ? "true" : "false", "data-clock": c,
+      "data-looking": String(n), title: n ? t("play.pair.looking", { count: n }) : null,
+      onclick: () => { clock = c; localStorage.setItem("dorf.pair.clock", c); drawClocks(); } }, clockText(c),
+    n ? el("span", { class: "looking-count", "aria-label": t("play.pair.looking", { count: n }) }, String(n)) : null);
+  }));
+  const drawPools = () => {
+    drawClocks();
+    put(poolsLine, pools.length
+      ? [t("play.pair.pools"), " ", ...pools.flatMap((p, i) => [i ? " · " : "", el("span", { class: "seek-pool", "data-mode": p.mode, "data-clock": p.clock ?? "", "data-rated": String(p.rated), "data-count": String(p.count) },
+        `${modeName(p.mode)} ${clockText(p.clock)} ${p.rated ? t("play.rated") : t("play.casual")}: `, el("b", {}, String(p.count)))])]
+      : t("play.pair.nobody"));
+  };
   const rated = el("input", { type: "checkbox", id: "pair-rated", checked: localStorage.getItem("dorf.pair.rated") !== "0",
-    onchange: (e) => localStorage.setItem("dorf.pair.rated", e.target.checked ? "1" : "0") });
+    onchange: (e) => { localStorage.setItem("dorf.pair.rated", e.target.checked ? "1" : "0"); drawClocks(); } });
+  modeSelect.addEventListener("change", () => drawClocks());
+  drawClocks();
+  const drawWaited = () => {
+    if (!seeking) { waitedLine.textContent = ""; return; }
+    const s = Math.max(0, Math.floor((Date.now() - seekStarted) / 1000));
+    waitedLine.textContent = t("play.pair.waited", { time: `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` });
+  };
   const seekButton = el("button", { type: "button", id: "seek", class: "primary" }, t("play.pair.go"));
   const cancelButton = el("button", { type: "button", id: "seek-cancel", class: "secondary hidden" }, t("play.pair.cancel"));
   const quickBox = el("section", { class: "card quick-pairing" },
@@ -126,7 +177,7 @@ export function liveLobby(remembered = () => []) {
     clockBox,
     el("label", { class: "toggle", for: "pair-rated" }, rated, t("play.pair.rated")),
     el("div", { class: "actions" }, seekButton, cancelButton),
-    status);
+    status, waitedLine, poolsLine);
 
   const mineList = el("div", { class: "my-games", id: "my-games" });
   const mineBox = el("section", { class: "card your-games" }, el("h2", {}, t("lobby.your_games")), mineList);
@@ -148,6 +199,7 @@ export function liveLobby(remembered = () => []) {
               await socket.request({ type: "withdraw", game: g.id });
               return;
             }
+            await playerSocket();
             const seated = await socket.request({ type: "take", game: g.id });
             land(seated.game, seated.mode, seated.seat, seated.token);
           } catch (error) {
@@ -161,24 +213,36 @@ export function liveLobby(remembered = () => []) {
         el("span", { class: "open-mode" }, el("b", {}, modeName(g.mode)), " ", el("small", {}, clockText(g.clock))),
         el("span", { class: "open-kind" }, g.rated ? t("play.rated") : t("play.casual")),
         el("span", { class: "open-who" }, g.name, g.rating !== null ? el("small", { class: "rating" }, ` ${ratingText(g.rating, g.provisional)}`) : null),
-        el("span", { class: "open-free" }, free),
+        el("span", { class: "open-free" }, free, el("small", { class: "open-expires", "data-expires": String(g.expires) }, expiresText(g.expires))),
         take);
     }));
   }
 
   function seekDone(message) {
     seeking = null;
+    if (waitTimer) clearInterval(waitTimer);
+    waitTimer = null;
+    drawWaited();
     seekButton.disabled = false;
     cancelButton.classList.add("hidden");
     status.textContent = message || "";
   }
 
   let socket = null;
-  // The socket after /api/me: on a first visit that answer sets the player's cookie the socket carries.
+  /** Before a seek or a take: a visitor becomes a player, and the socket opens again with its cookie. */
+  async function playerSocket() {
+    if (me && me.player !== false) return;
+    me = await asPlayer();
+    drawGames(lastGames);
+    await socket.reopen();
+  }
+  // The socket after /api/me (a visitor's socket: it watches; playerSocket opens another once it is a player).
   const connect = () => new LobbySocket({
     open: () => { if (seeking) seekDone(t("play.pair.again")); },
     lost: () => { put(openList, el("li", { class: "note" }, t("play.lost"))); },
     games: drawGames,
+    seekers: (counted) => { pools = counted; drawPools(); },
+    rematch: () => api("GET", "/api/me/games").then(drawMine).catch(() => {}),
     paired: (message) => {
       status.textContent = t("play.pair.found");
       land(message.game, message.mode, message.seat, message.token);
@@ -190,8 +254,12 @@ export function liveLobby(remembered = () => []) {
     localStorage.setItem("dorf.pair.mode", modeSelect.value);
     try {
       if (!socket) throw new Error(t("play.lost"));
+      await playerSocket();
       const answer = await socket.request({ type: "seek", mode: modeSelect.value, clock, rated: rated.checked });
       seeking = answer.seek.id;
+      seekStarted = Date.now();
+      drawWaited();
+      waitTimer = setInterval(drawWaited, 1000);
       cancelButton.classList.remove("hidden");
       status.textContent = t("play.pair.waiting", { mode: modeName(answer.seek.mode), clock: clockText(answer.seek.clock), rating: answer.seek.rating });
     } catch (error) {
@@ -235,14 +303,20 @@ export function liveLobby(remembered = () => []) {
         el("small", {}, [...(PAIRED_MODES.includes(g.mode) ? [clockText(g.clock), g.rated ? t("play.rated") : t("play.casual")] : []), state].join(" · ")), " ", rematch));
     }
     rows.push(...remembered(new Set(games.map((g) => g.id))));
-    put(mineList, rows.length ? el("ul", { class: "games" }, rows) : el("p", { class: "note" }, t("lobby.no_games")));
+    // Nothing yet: a newcomer's place to start learning (issue 61).
+    put(mineList, rows.length ? el("ul", { class: "games" }, rows) : el("p", { class: "note", id: "no-games" }, t("lobby.no_games"), " ",
+      el("a", { class: "howto-link", href: "/how-to-play" }, t("howto.new"))));
   }
 
-  api("GET", "/api/me").then((found) => {
+  whoAmI().then((found) => {
     me = found;
     drawGames(lastGames);
   }).catch(() => {}).finally(() => { socket = connect(); });
   api("GET", "/api/me/games").then(drawMine).catch(() => drawMine(null));
+  // "expires in …" counts down while the page is open.
+  setInterval(() => {
+    for (const span of openList.querySelectorAll(".open-expires")) span.textContent = expiresText(Number(span.dataset.expires));
+  }, 30000);
 
   return { quickBox, openBox, mineBox };
 }

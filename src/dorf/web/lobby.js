@@ -8,6 +8,7 @@ import { language, server, t, term } from "./i18n.js";
 import { liveLobby } from "./lobby-live.js";
 import { dailyCard } from "./daily.js";
 import { leaderboardCards } from "./leaderboard.js";
+import { asPlayer } from "./players.js";
 
 // The games (their names and blurbs are the catalog's mode.ID and lobby.blurb.ID).
 const MODES = [
@@ -166,7 +167,9 @@ export function lobbyPage(root) {
       mode,
       seats: seats.map((s, i) => {
         const [kind, ...rest] = s.who.split(":");
-        const seat = { kind, name: s.name.trim() || defaultName(kind, rest.join(":"), i) };
+        // The one seat here of a game against people online goes by this player's name (the server's).
+        const own = kind === "here" && seats.filter((x) => x.who === "here").length === 1 && seats.some((x) => x.who === "online");
+        const seat = { kind, name: s.name.trim() || (own ? undefined : defaultName(kind, rest.join(":"), i)) };
         if (kind === "computer") seat.player = rest.join(":");
         return seat;
       }),
@@ -179,6 +182,7 @@ export function lobbyPage(root) {
     if (seed.value.trim() && !seed.disabled) body.seed = seed.value.trim();
     start.disabled = true;
     try {
+      await asPlayer().catch(() => null); // the game is this player's (its list, a rated game's rating)
       const made = await api("POST", "/api/games", body);
       rememberGame(made.id, { mode, tokens: made.tokens, invites: made.invites, names: body.seats.map((s, i) => s.name || t("seat.player", { n: i + 1 })), created: Date.now(), practice: body.practice });
       location.href = `/game/${made.id}`;
@@ -215,12 +219,38 @@ export function lobbyPage(root) {
   put(root, el("div", { class: "lobby" },
     el("section", { class: "intro" },
       el("h1", {}, t("lobby.title")),
-      el("p", {}, t("lobby.intro"))),
+      el("p", {}, t("lobby.intro")),
+      soloStart()),
     dailyCard(),
     el("div", { class: "play-now" }, live.quickBox, live.openBox),
     leaderboardCards(),
     form,
     el("div", { class: "lobby-side" }, live.mineBox)));
+}
+
+/** The one-tap start at the top of the front page (issue 61): a solo game of the Board Game (not
+ * practice, not the daily challenge), How to play beside it, and for a first-time player (no game
+ * in this browser) word that the daily challenge's first game counts. */
+function soloStart() {
+  const button = el("button", { type: "button", id: "solo-start", class: "primary" }, t("lobby.solo"));
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    const seat = { kind: "here", name: defaultName("here", "", 0) };
+    try {
+      await asPlayer().catch(() => null);
+      const made = await api("POST", "/api/games", { mode: "coop", seats: [seat], practice: false });
+      rememberGame(made.id, { mode: "coop", tokens: made.tokens, invites: made.invites, names: [seat.name || t("seat.player", { n: 1 })], created: Date.now(), practice: false, tips: true });
+      location.href = `/game/${made.id}`;
+    } catch (error) {
+      toast(error.message);
+      button.disabled = false;
+    }
+  });
+  const first = Object.keys(rememberedGames()).length === 0;
+  return el("div", { class: "solo-start", id: "solo" },
+    el("div", { class: "actions" }, button, el("a", { class: "button secondary", id: "how-to-play-link", href: "/how-to-play" }, t("nav.how_to_play"))),
+    el("p", { class: "note" }, t("lobby.solo_note")),
+    first ? el("p", { class: "daily-first", id: "daily-first", role: "note" }, t("lobby.daily_first")) : null);
 }
 
 /** The games this browser remembers that the server's list of the player's games does not hold
@@ -279,6 +309,7 @@ export async function joinPage(root, id, code) {
       button.disabled = true;
       try {
         if (name.value.trim()) localStorage.setItem("dorf.name", name.value.trim());
+        await asPlayer().catch(() => null);
         const seat = await api("POST", `/api/games/${id}/join`, { invite: code, name: name.value.trim() || undefined });
         rememberGame(id, { mode: game.mode, tokens: { [String(seat.seat)]: seat.token }, names: game.seats.map((s) => s.name) });
         location.href = `/game/${id}`;

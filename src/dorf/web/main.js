@@ -5,7 +5,7 @@ import { languageSwitch, loadLanguage, translateStatic } from "./i18n.js";
 const root = document.getElementById("app");
 const parts = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
 await loadLanguage().catch((error) => console.error("dorf: the words could not be loaded", error));
-const NAV = { "/": "nav.play", "/replay": "nav.replay", "/campaigns": "nav.campaigns" };
+const NAV = { "/": "nav.play", "/replay": "nav.replay", "/campaigns": "nav.campaigns", "/how-to-play": "nav.how_to_play" };
 for (const link of document.querySelectorAll("header nav a")) {
   const href = link.getAttribute("href");
   if (href === "/" + (parts[0] || "")) link.classList.add("here");
@@ -34,6 +34,9 @@ if (parts[0] === "campaigns") {
   (await import("./daily.js")).dailyPage(root, parts[1]);
 } else if (parts[0] === "leaderboard") {
   (await import("./leaderboard.js")).leaderboardPage(root);
+} else if (parts[0] === "how-to-play") {
+  await tilePatterns();
+  (await import("./howto.js")).howToPlayPage(root);
 } else {
   await tilePatterns();
   if (parts[0] === "@" && parts[1]) (await import("./profile.js")).profilePage(root, parts[1]);

@@ -2,7 +2,8 @@
 // the sheets it opens. Methods of the game page (game.js).
 import { tileIcon } from "./hex.js";
 import { el, media, tapWord, WIDE, listOf } from "./util.js";
-import { t } from "./i18n.js";
+import { server, t } from "./i18n.js";
+import { taskTitle } from "./words.js";
 
 export const phoneMethods = {
   /** The phone's bottom bar: the tile and its rotation, place, undo, and the sheets. */
@@ -41,14 +42,22 @@ export const phoneMethods = {
     else if (game.over) text = game.mode === "coop" ? t("turn.over_points", { points: t("count.points", { count: game.scores[0].total }) }) : this.cards.turn.querySelector("#turn-line")?.textContent || t("banner.over");
     else if (draft) text = me !== null ? t(this.draftChoice !== null ? "bar.take_again" : "bar.pick") : t("bar.picking", { names: listOf(game.waiting.map((s) => game.seats[s].name)) });
     else if (me === null) {
+      // Someone else's turn: whose it is, in place of the controls this screen cannot use now.
       const others = game.waiting.filter((s) => !this.you.seats.includes(s)).map((s) => game.seats[s].name);
-      text = others.length ? t(game.mode === "head-to-head" ? "tile.placing_their" : "tile.placing_this", { names: listOf(others), count: others.length }) : t("bar.waiting");
+      text = others.length === 1 ? t("bar.their_turn", { name: others[0] })
+        : others.length ? t(game.mode === "head-to-head" ? "tile.placing_their" : "tile.placing_this", { names: listOf(others), count: others.length }) : t("bar.waiting");
     } else if (this.focus !== this.areaOf(me) && !media(WIDE)) text = t("bar.back", { name: game.seats[me].name });
     else if (shown && shown.result) {
+      // The desktop preview's substance in short (issue 61): the points gained, the tasks
+      // completed or failed, the longest river or track (and flags) changed.
       const d = shown.result.score[1] - shown.result.score[0];
-      const bits = [`${d >= 0 ? "+" : ""}${d} → ${shown.result.score[1]}`];
-      for (const task of shown.result.completes) bits.push(`✓ ${task.label}`);
-      for (const task of shown.result.fails) bits.push(`✗ ${task.label}`);
+      const bits = [t("bar.gain", { delta: `${d >= 0 ? "+" : ""}${d}`, count: Math.abs(d) })];
+      for (const task of shown.result.completes) bits.push(`✓ ${t("bar.completes", { task: taskTitle(task) })}`);
+      for (const task of shown.result.fails) bits.push(`✗ ${t("bar.fails", { task: taskTitle(task) })}`);
+      for (const task of shown.result.tasks || []) if (task.new) bits.push(t("bar.new_task", { task: taskTitle(task) }));
+      for (const [label, a, b] of shown.result.score_changes || []) {
+        if (/longest|flags/i.test(label)) bits.push(`${server(label)} ${a} → ${b}`);
+      }
       // The coach's reason goes with the score it gives, not instead of it.
       const advised = this.hint && !this.hint.error && this.hint.words && this.selected;
       if (advised) bits.push(this.hint.words);
@@ -68,11 +77,12 @@ export const phoneMethods = {
     const placing = me !== null && !draft;
     for (const b of this.barRotate) {
       b.disabled = !placing;
-      b.classList.toggle("hidden", draft || game.over);
+      b.classList.toggle("hidden", !placing || game.over);
     }
+    this.bar.classList.toggle("their-turn", me === null && !game.over);
     this.barPlace.textContent = t(draft ? "bar.take" : "bar.place");
     this.barPlace.disabled = this.busy || me === null || (draft ? this.draftChoice === null : !this.selected);
-    this.barPlace.classList.toggle("hidden", game.over);
+    this.barPlace.classList.toggle("hidden", game.over || me === null);
     this.barNew.classList.toggle("hidden", !game.over);
     this.barReplay.classList.toggle("hidden", !game.over || !this.recordShown());
     this.barUndo.classList.toggle("hidden", !this.undoShown());

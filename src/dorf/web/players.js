@@ -38,6 +38,8 @@ export const playerMethods = {
       }
       this.seatPlayers = seen;
       this.render();
+      // The end dialog, if open, shows the ratings' changes once they are there.
+      if (this.game && this.game.over && this.padOpen()) this.showPad();
       if (!ending || !seen.rated || seen.players.every((p) => !p || p.change !== null)) return;
     }
   },
@@ -54,7 +56,8 @@ export const playerMethods = {
     }
     if (player.change !== null && player.change !== undefined) {
       const kind = player.change > 0 ? "up" : player.change < 0 ? "down" : "even";
-      parts.push(el("span", { class: `rating-change ${kind}`, "data-change": String(player.change) }, changeText(player.change)));
+      const note = player.counted === false ? { title: t("player.not_counted"), "data-counted": "false" } : {};
+      parts.push(el("span", { class: `rating-change ${kind}`, "data-change": String(player.change), ...note }, changeText(player.change)));
     }
     return parts.length ? el("span", { class: "seat-player", "data-seat": String(i) }, ...parts) : null;
   },
@@ -69,26 +72,52 @@ export const playerMethods = {
 
 let asked = null;
 
-/** This browser's player, asked once per page (a first visit makes one: asked twice at once,
- * it would make two). */
+/** This browser's player, asked once per page; a visitor who is no player yet is
+ * `{player: false, name: null}` (reading makes nobody: see asPlayer). */
 export function whoAmI() {
   asked = asked || api("GET", "/api/me");
   return asked;
 }
 
-/** The header's link to this browser's player (made by the server on the first visit). */
-export async function showMe() {
+/** This browser as a player, made now (POST /api/me) if it is a visitor: for the first thing it
+ * does that needs one (a seat, a seek, a game, the daily challenge). The header follows. */
+export async function asPlayer() {
+  const me = await whoAmI().catch(() => null);
+  if (me && me.player !== false) return me;
+  asked = api("POST", "/api/me", {});
+  try {
+    const made = await asked;
+    drawMe(made);
+    return made;
+  } catch (error) {
+    asked = null;
+    throw error;
+  }
+}
+
+/** The header's link: to this browser's player, or for a visitor to /@/me (sign in, choose a name). */
+function drawMe(me) {
   const bar = document.querySelector("header.topbar");
-  if (!bar) return null;
+  if (!bar) return;
+  document.getElementById("me-link")?.remove();
+  // A page that redraws itself in another language keeps the header: the name needs no words,
+  // the visitor's "Sign in" is redrawn with the header's own words (data-i18n).
+  const link = me.player === false
+    ? el("a", { class: "me-link visitor", id: "me-link", href: "/@/me", "data-i18n": "player.sign_in_button" }, t("player.sign_in_button"))
+    : el("a", { class: "me-link", id: "me-link", href: `/@/${encodeURIComponent(me.name)}` },
+      me.name, me.bot ? el("span", { class: "bot-mark" }, t("player.bot")) : null);
+  bar.insertBefore(link, document.getElementById("status"));
+}
+
+/** The header's link to this browser's player (or, for a visitor, to signing in). */
+export async function showMe() {
+  if (!document.querySelector("header.topbar")) return null;
   let me;
   try {
     me = await whoAmI();
   } catch {
     return null; // the page works without it
   }
-  // No words of the catalog here: a page that redraws itself in another language keeps the header.
-  const link = el("a", { class: "me-link", id: "me-link", href: `/@/${encodeURIComponent(me.name)}` },
-    me.name, me.bot ? el("span", { class: "bot-mark" }, t("player.bot")) : null);
-  bar.insertBefore(link, document.getElementById("status"));
+  drawMe(me);
   return me;
 }

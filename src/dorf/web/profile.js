@@ -110,7 +110,7 @@ function ratingsList(ratings) {
   return el("dl", { class: "ratings", id: "player-ratings" }, Object.entries(ratings).map(([mode, r]) => [
     el("dt", {}, modeName(mode)),
     el("dd", { "data-mode": mode }, el("b", {}, ratingText(r)), " ",
-      el("small", {}, t("player.rd_games", { rd: Math.round(r.rd), count: r.games }))),
+      el("small", { title: t("player.rd_title") }, t("player.rd_games", { rd: Math.round(r.rd), count: r.games }))),
   ]).flat());
 }
 
@@ -123,12 +123,13 @@ function gamesTable(games) {
       el("td", {}, el("a", { class: "nowrap", href: `/game/${encodeURIComponent(g.id)}` }, modeName(g.mode)), el("br"),
         el("a", { class: "replay-link", href: `/replay/${encodeURIComponent(g.id)}`, "aria-label": t("player.replay_label", { mode: modeName(g.mode), opponent: playerName(g.opponent) }) }, t("player.replay"))),
       el("td", {}, el("a", { href: `/@/${encodeURIComponent(g.opponent)}` }, playerName(g.opponent))),
-      el("td", {}, t(`player.result.${g.result}`)),
+      // How it ended: "lost on time", "won: Bob resigned".
+      el("td", { class: "game-result" }, g.end === "time" || g.end === "resign" ? t(`player.result.${g.result}_${g.end}`) : t(`player.result.${g.result}`)),
       el("td", { class: "nowrap" }, `${Math.round(g.rating)} `, el("span", { class: `rating-change ${g.change > 0 ? "up" : g.change < 0 ? "down" : "even"}` }, changeText(g.change))))))));
 }
 
 /** A one-field form that posts to the API and says what came of it. */
-function form(id, label, fields, submit, done) {
+function form(id, label, fields, submit, done, button = t("player.save")) {
   const inputs = fields.map((f) => el("input", { id: `${id}-${f.name}`, name: f.name, type: f.type || "text", autocomplete: f.auto || "off", maxlength: f.max || "200", required: !f.optional }));
   return el("form", {
     class: "account-form", id,
@@ -142,12 +143,12 @@ function form(id, label, fields, submit, done) {
         toast(e.message);
       }
     },
-  }, el("h3", {}, label), fields.map((f, i) => el("label", {}, el("span", {}, f.label), inputs[i])), el("button", { type: "submit" }, t("player.save")));
+  }, el("h3", {}, label), fields.map((f, i) => el("label", {}, el("span", {}, f.label), inputs[i])), el("button", { type: "submit" }, button));
 }
 
 function accountBox(mine) {
   const reload = () => location.reload();
-  const token = el("output", { id: "token-shown", class: "token" });
+  const tokens = tokensBox();
   const box = el("section", { class: "card account", id: "account" }, el("h2", {}, t("player.account")),
     el("p", { class: "note" }, mine.signed_in ? t("player.signed_in") : t("player.no_password")),
     form("rename", t("player.rename"), [{ name: "name", label: t("player.name"), max: "20" }],
@@ -159,25 +160,94 @@ function accountBox(mine) {
     form("sign-in", t("player.sign_in"), [
       { name: "name", label: t("player.name"), auto: "username", max: "20" },
       { name: "password", label: t("player.password"), type: "password", auto: "current-password" }],
-    (body) => api("POST", "/api/sign-in", body), (me) => { location.href = `/@/${encodeURIComponent(me.name)}`; }),
+    (body) => api("POST", "/api/sign-in", body), (me) => { location.href = `/@/${encodeURIComponent(me.name)}`; }, t("player.sign_in_button")),
     el("div", { class: "account-row" },
       mine.signed_in ? el("button", { type: "button", id: "sign-out", onclick: async () => {
         try { await api("POST", "/api/sign-out"); location.href = "/"; } catch (e) { toast(e.message); }
       } }, t("player.sign_out")) : null,
-      el("button", { type: "button", id: "make-token", onclick: async () => {
+      // Every other device and every API token out; this browser stays (with a new cookie).
+      el("button", { type: "button", id: "sign-out-everywhere", onclick: async () => {
         try {
-          const made = await api("POST", "/api/me/tokens");
-          token.textContent = made.token;
-          toast(t("player.token_once"), "info");
+          await api("POST", "/api/me/sign-out-everywhere");
+          toast(t("player.signed_out_everywhere"), "info");
+          await tokens.show();
         } catch (e) { toast(e.message); }
-      } }, t("player.make_token"))),
-    token);
+      } }, t("player.sign_out_everywhere"))),
+    // API tokens are for programs: folded away from the player's own settings (issue 61).
+    el("details", { class: "bot-makers", id: "bot-makers" }, el("summary", {}, t("player.bot_makers")), tokens.box));
   return box;
+}
+
+/** A time the server wrote (ISO 8601) as the page's language writes a day and an hour. */
+function whenText(iso) {
+  try {
+    return new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+  } catch { return iso; }
+}
+
+/** The player's API tokens (docs/server.md, "Players and ratings"): each one's label, when it was
+ * made and last used, and a button that revokes it; a form that makes one, shown this once. */
+function tokensBox() {
+  const shown = el("output", { id: "token-shown", class: "token" });
+  const list = el("ul", { class: "token-list", id: "token-list" });
+  const show = async () => {
+    let tokens;
+    try { tokens = (await api("GET", "/api/me/tokens")).tokens; } catch (e) { toast(e.message); return; }
+    put(list, tokens.length ? tokens.map((item) => {
+      const name = item.label || t("player.token_unnamed", { id: item.id });
+      const used = item.last_used ? t("player.token_used", { date: whenText(item.last_used) }) : t("player.token_never_used");
+      return el("li", { class: "token-item", "data-token": item.id },
+        el("b", { class: "token-name" }, name), " ",
+        el("small", {}, t("player.token_made", { date: whenText(item.created) }), ", ", used), " ",
+        el("button", { type: "button", class: "revoke", "aria-label": t("player.revoke_label", { name }), onclick: async () => {
+          try {
+            await api("DELETE", `/api/me/tokens/${encodeURIComponent(item.id)}`);
+            toast(t("player.token_revoked", { name }), "info");
+            await show();
+          } catch (e) { toast(e.message); }
+        } }, t("player.revoke")));
+    }) : el("li", { class: "note", id: "no-tokens" }, t("player.no_tokens")));
+  };
+  const label = el("input", { id: "token-label", name: "label", maxlength: "40", autocomplete: "off" });
+  const make = el("form", { class: "account-form", id: "make-token-form", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const made = await api("POST", "/api/me/tokens", label.value.trim() ? { label: label.value } : {});
+      shown.textContent = made.token;
+      label.value = "";
+      toast(t("player.token_once"), "info");
+      await show();
+    } catch (e) { toast(e.message); }
+  } }, el("label", {}, el("span", {}, t("player.token_label")), label),
+  el("button", { type: "submit", id: "make-token" }, t("player.make_token")));
+  show();
+  return { show, box: el("div", { class: "tokens", id: "tokens" }, el("h3", {}, t("player.tokens")),
+    el("p", { class: "note" }, t("player.tokens_note")), list, make, shown) };
+}
+
+/** /@/me for a visitor who is no player yet (the header's link): choosing a name makes one, or
+ * sign in as the player of another device ("me" is a name nobody may take). */
+function visitorBox() {
+  const toOwn = (me) => { location.href = `/@/${encodeURIComponent(me.name)}`; };
+  return el("section", { class: "card account", id: "account" }, el("h2", {}, t("player.account")),
+    el("p", { class: "note" }, t("player.visitor")),
+    form("rename", t("player.choose_name"), [{ name: "name", label: t("player.name"), max: "20" }],
+      (body) => api("POST", "/api/me/name", body), toOwn),
+    form("sign-in", t("player.sign_in"), [
+      { name: "name", label: t("player.name"), auto: "username", max: "20" },
+      { name: "password", label: t("player.password"), type: "password", auto: "current-password" }],
+    (body) => api("POST", "/api/sign-in", body), toOwn, t("player.sign_in_button")));
 }
 
 export async function profilePage(root, name) {
   const page = el("div", { class: "lobby narrow player-page" });
   put(root, page);
+  if (name === "me") {
+    const me = await whoAmI().catch(() => null);
+    if (me && me.player !== false) location.replace(`/@/${encodeURIComponent(me.name)}`);
+    else put(page, visitorBox());
+    return;
+  }
   let player, mine, today;
   try {
     // Today as the server counts days (the calendar ends with its week), where it has the challenge.
@@ -194,6 +264,7 @@ export async function profilePage(root, name) {
       player.bot ? el("span", { class: "bot-mark", title: t("player.bot_title") }, t("player.bot")) : null,
       own ? el("small", {}, " " + t("player.you")) : null),
     ratingsList(player.ratings),
+    Object.keys(player.ratings || {}).length ? el("p", { class: "note rd-note", id: "rd-note" }, t("player.rd_note")) : null,
     el("h2", {}, t("player.history")), historyChart(player.history)));
   if (player.daily !== undefined) {
     today = today || (player.daily[0] && player.daily[0].date) || new Date().toISOString().slice(0, 10);

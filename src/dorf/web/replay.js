@@ -2,6 +2,15 @@
 import { Board } from "./board.js";
 import { api, el, toast, modeName, put } from "./util.js";
 import { onLanguage, server, t } from "./i18n.js";
+import { logWords } from "./words.js";
+import { playerName } from "./players.js";
+
+/** A step in words, its tile drawn small (issue 61): [picture, "Lea placed a grain tile …"]. */
+function stepWords(s) {
+  const said = s.tile ? logWords({ kind: "place", tile: s.tile, task: s.spec })
+    : s.pick ? logWords({ kind: "pick", tile: s.pick }) : null;
+  return said ? [said[0], `${playerName(s.name)} ${said[1]}`] : [null, server(s.text)];
+}
 
 /** Draws the page again in another language (the viewer sets it once a record is shown). */
 let shown = null;
@@ -41,6 +50,24 @@ export function replayPage(root, id) {
   put(host, el("div", { class: "lobby narrow" }, drop));
 }
 
+/** How the recorded game ended: on time, by resignation, aborted, on points; or unfinished. */
+function endText(data) {
+  const name = (i) => data.players[i] ?? "?";
+  const winner = data.winner ?? null;
+  const points = (data.pads || []).map((pad) => pad.total);
+  if (data.end === "aborted") return t("clock.aborted");
+  if (data.end === "time" || data.end === "resign") {
+    if (winner === null) return t("replay.over");
+    return t(data.end === "time" ? "clock.lost_on_time" : "clock.resigned", { name: name(1 - winner), winner: name(winner) });
+  }
+  if (data.end === "normal" || data.finished) {
+    if (data.areas < 2) return t("turn.over_points", { points: t("count.points", { count: points[0] ?? 0 }) });
+    if (winner === null) return t("end.shared", { a: points[0], b: points[1] });
+    return t("end.wins", { name: name(winner), a: points[winner], b: points[1 - winner] });
+  }
+  return t("replay.unfinished_long");
+}
+
 function viewer(host, data, at = data.steps.length) {
   document.body.classList.add("fill");
   let step = at;
@@ -60,13 +87,14 @@ function viewer(host, data, at = data.steps.length) {
     btn("⇤", t("replay.first"), () => go(0)), btn("◀", t("replay.back"), () => go(step - 1), "replay-back"), play,
     btn("▶", t("replay.forward"), () => go(step + 1), "replay-forward"), btn("⇥", t("replay.last"), () => go(data.steps.length)), slider, label);
   const panel = el("aside", { class: "panel" },
-    el("div", { class: "card" }, el("h1", { class: "page-title" }, t("replay.heading", { mode: modeName(data.mode) })), el("p", {}, data.players.join(", ")),
-      el("p", { class: "note" }, t("replay.seed", { seed: String(data.seed_text ?? data.seed) }) + (data.finished ? "" : ` · ${t("replay.unfinished")}`)), controls, text, scores),
+    el("div", { class: "card" }, el("h1", { class: "page-title" }, t("replay.heading", { mode: modeName(data.mode) })), el("p", {}, data.players.map(playerName).join(", ")),
+      el("p", { class: "note" }, t("replay.seed", { seed: String(data.seed_text ?? data.seed) })),
+      el("p", { class: "replay-result", id: "replay-result" }, endText(data)), controls, text, scores),
     el("div", { class: "card" }, el("h2", { class: "section" }, t("replay.moves")), log));
   const board = new Board(boardHost, {});
   put(host, el("div", { class: "game" }, wrap, panel));
   slider.addEventListener("input", () => go(Number(slider.value)));
-  data.steps.forEach((s, i) => log.appendChild(el("li", { "data-step": String(i + 1), onclick: () => go(i + 1) }, el("span", { class: "log-turn" }, String(i + 1)), server(s.text))));
+  data.steps.forEach((s, i) => log.appendChild(el("li", { "data-step": String(i + 1), onclick: () => go(i + 1) }, el("span", { class: "log-turn" }, String(i + 1)), ...stepWords(s))));
   const stop = new AbortController();
   document.addEventListener("keydown", (e) => {
     if (e.key === "ArrowLeft") go(step - 1);
@@ -101,7 +129,7 @@ function viewer(host, data, at = data.steps.length) {
     label.textContent = `${step} / ${data.steps.length}`;
     const current = step > 0 ? data.steps[step - 1] : null;
     if (current && current.area !== undefined && data.areas > 1 && current.area !== focus) focus = current.area;
-    text.textContent = current ? server(current.text) : t("replay.start");
+    text.textContent = current ? stepWords(current)[1] : t("replay.start");
     const totals = current ? current.scores : data.players.map(() => 0);
     put(scores, ...(data.areas > 1 ? data.players : [t("replay.score")]).map((name, i) => el("p", {}, t("replay.score_line", { name, points: t("count.points", { count: totals[i] ?? 0 }) }))));
     put(tabs, ...(data.areas > 1 ? data.players.map((name, i) =>

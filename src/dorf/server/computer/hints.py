@@ -25,7 +25,7 @@ from typing import Any
 from dorf.formats.record import replay_record
 from dorf.players.coach import DEFAULT_PLAYER, hint
 from dorf.server.protocol.messages import ProtocolError
-from dorf.server.round.session import ONLINE, GameSession
+from dorf.server.round.session import GameSession
 
 #: The coach behind a hint: the same as ``dorf analyse`` (about a second a decision).
 HINT_PLAYER = DEFAULT_PLAYER
@@ -34,15 +34,9 @@ HINT_PLAYER = DEFAULT_PLAYER
 def check_hint_allowed(session: GameSession, seats: set[int], seat: int) -> None:
     """Raise ProtocolError unless ``seat`` (held by the asker) may have a hint now: never in a
     game with an online seat, whichever seats the asker holds (the same for both sides)."""
-    practice = bool(getattr(session, "practice", False))
-    if any(s.kind == ONLINE for s in session.seats) and not practice:
-        raise ProtocolError(
-            "no-hint", "no hints in a game against another person (only in practice games)", 403
-        )
-    if getattr(session, "daily", None) is not None and not practice:
-        raise ProtocolError(
-            "no-hint", "no hints in your attempt at the daily challenge (practice games of it have them)", 403
-        )
+    refused = session.hints_refused()
+    if refused is not None:
+        raise ProtocolError("no-hint", refused, 403)
     if session.is_over or seat not in session.waiting():
         raise ProtocolError("no-decision", f"seat {seat} has nothing to decide now", 409)
 

@@ -22,7 +22,14 @@ The queue is fair between games: a free worker takes the waiting job of the
 game that has used the workers least (each game's worker seconds, a running
 job counted from its start; a game coming back after a pause starts no more
 than one time cap behind the busiest ones).  A game of six strong computers thus cannot hold back another
-game's quick move for longer than one move of the cap.  Every player's
+game's quick move for longer than one move of the cap.
+
+The coach's lessons after a game (queues whose name starts with :data:`LESSONS`) wait behind
+everything else: a free worker takes a lessons job only when no computer move, hint, replay or
+daily expert move waits, and lessons jobs hold at most all workers but one (:meth:`ThinkPool.lane`;
+one worker: that one).  A lessons request is cut into jobs of about a second each
+(:mod:`dorf.server.computer.lessons`), so a move or a hint asked while one runs waits for one
+such job at most, never for the whole lessons.  Every player's
 budget is cut to half the cap (``search:10s`` thinks 1 s with the default cap
 of 2 s); :meth:`ThinkPool.cancel` drops a game's waiting jobs
 and stops its running ones (a game that ended, was undone or was left).
@@ -47,7 +54,7 @@ from typing import Any
 
 from dorf.formats.record import RecordError
 from dorf.server.computer.hints import hint_for
-from dorf.server.computer.lessons import lessons_for
+from dorf.server.computer.lessons import screen_lessons, weigh_lesson
 from dorf.server.computer.replay import replay_steps
 from dorf.server.computer.thinking import think
 
@@ -62,8 +69,14 @@ WATCH_SECONDS = 0.5
 MAX_ANSWER = 32 << 20
 #: The queues of the coach's hints and of the replays, beside those of the games.
 HINTS, REPLAYS = "(hints)", "(replays)"
-#: The queues of the coach's lessons after a game, and of the daily challenge's expert game.
+#: The queues of the coach's lessons after a game (one a request: ``"(lessons) GAME"``, each of the
+#: lower priority), and of the daily challenge's expert game.
 LESSONS, DAILY = "(lessons)", "(daily)"
+
+
+def low(queue: str) -> bool:
+    """Whether a queue waits behind the others: the coach's lessons."""
+    return queue.startswith(LESSONS)
 
 
 class ThinkError(Exception):
@@ -106,17 +119,19 @@ class _Slot:
     starting: asyncio.Task[asyncio.subprocess.Process] | None = field(default=None, repr=False)
     job: _Job | None = None
     busy: bool = False
+    #: Whether the job it runs (or ran, while still busy) is of a low queue (:func:`low`).
+    low: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
 class ThinkPool:
     """``workers`` processes (0: threads) thinking for every game, with a fair queue."""
 
-    def __init__(self, workers: int, max_seconds: float) -> None:
+    def __init__(self, workers: int, max_seconds: float, threads: int = THREADS) -> None:
         self.max_seconds = max_seconds
         self.processes = workers > 0
-        self._slots = [_Slot(i) for i in range(workers if workers > 0 else THREADS)]
-        self._threads = None if self.processes else ThreadPoolExecutor(THREADS, thread_name_prefix="dorf-ai")
+        self._slots = [_Slot(i) for i in range(workers if workers > 0 else threads)]
+        self._threads = None if self.processes else ThreadPoolExecutor(threads, thread_name_prefix="dorf-ai")
         self._waiting: dict[str, deque[_Job]] = {}
         self._used: dict[str, float] = {}
         self._order = itertools.count()
@@ -127,6 +142,10 @@ class ThinkPool:
         self._reaping: set[asyncio.Task[None]] = set()
         #: What happened, for the log and the tests.
         self.counts = {"jobs": 0, "overruns": 0, "failures": 0, "cancelled": 0, "restarts": 0}
+        #: Jobs asked for, by kind (``think``, ``hint``, ``lessons-screen``...).
+        self.kinds: dict[str, int] = {}
+        #: The last jobs that ended, oldest first: ``(queue, kind)`` (the tests read their order).
+        self.ended: deque[tuple[str, str]] = deque(maxlen=100)
 
     # --- asking ------------------------------------------------------------------------------
 
@@ -156,6 +175,7 @@ class ThinkPool:
                 self._used.setdefault(game, 0.0)
         self._waiting[game].append(job)
         self.counts["jobs"] += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
         self._dispatch()
         return await job.future
 
@@ -187,6 +207,11 @@ class ThinkPool:
         """The workers: processes, or threads."""
         return len(self._slots)
 
+    @property
+    def lane(self) -> int:
+        """The workers the coach's lessons may hold at once: all but one (one worker: that one)."""
+        return max(1, len(self._slots) - 1)
+
     def pids(self) -> list[int]:
         """The worker processes now alive."""
         return [s.process.pid for s in self._slots if s.process is not None and s.process.returncode is None]
@@ -197,11 +222,19 @@ class ThinkPool:
         return set(self._waiting) | {slot.job.game for slot in self._slots if slot.job is not None}
 
     def _next(self) -> _Job | None:
-        """The waiting job of the game that has used the workers least."""
+        """The waiting job of the game that has used the workers least; a lessons job only when
+        no other waits, and while the lessons hold fewer than :attr:`lane` workers."""
         best: _Job | None = None
+        lessons = sum(1 for slot in self._slots if slot.busy and slot.low) < self.lane
         for game, jobs in self._waiting.items():
             job = jobs[0]
-            if best is None or (self._used[game], job.order) < (self._used[best.game], best.order):
+            if low(game) and not lessons:
+                continue
+            if best is None or (low(game), self._used[game], job.order) < (
+                low(best.game),
+                self._used[best.game],
+                best.order,
+            ):
                 best = job
         if best is not None:
             jobs = self._waiting[best.game]
@@ -222,6 +255,7 @@ class ThinkPool:
             if job.future.done():
                 continue
             slot.busy = True
+            slot.low = low(job.game)
             slot.job = job
             self._used[job.game] += self._expected  # charged now, settled when it ends
             slot.task = asyncio.get_running_loop().create_task(self._run(slot, job))
@@ -246,6 +280,7 @@ class ThinkPool:
             elapsed = time.perf_counter() - started
             if job.game in self._used:
                 self._used[job.game] += elapsed - self._expected
+            self.ended.append((job.game, job.kind))
             slot.job = None
             if self.processes:
                 slot.busy = False
@@ -412,8 +447,10 @@ def run_job(kind: str, args: dict[str, Any]) -> dict[str, Any]:
             answer = hint_for(args["record"], args["player"], args["seed"], args.get("spec"))
         elif kind == "replay":
             answer = replay_steps(args["record"])
-        elif kind == "lessons":
-            answer = lessons_for(args["record"], args["players"], args["spec"])
+        elif kind == "lessons-screen":
+            answer = screen_lessons(args["record"], args["players"], args["spec"], args.get("keep"))
+        elif kind == "lessons-weigh":
+            answer = weigh_lesson(args["record"], args["decision"], args["spec"])
         else:
             return {"error": f"no job of kind {kind}"}
     except Exception as exc:  # reported to the server: a fallback move, or an error answer

@@ -23,6 +23,8 @@ from dorf.games.state import Pick
 from dorf.server.protocol.views import Json, describe_tile, face_json, pad_json, spec_json, tile_json
 
 _STATUS = {"open": "o", "completed": "c", "failed": "f"}
+#: How a server's record says a game ended other than by its last decision.
+ENDED_OTHERWISE = ("time", "resign", "aborted")
 
 
 def replay_steps(record: Any) -> Json:
@@ -73,4 +75,15 @@ def replay_steps(record: Any) -> Json:
     if len(state.areas) > 1 and state.is_over:  # an area each: a winner, or a shared victory (None)
         first, second = state.returns()
         out["winner"] = None if first == second else 0 if first > second else 1
+    # How it ended: by its last decision ("normal"), or as the server's record says (time,
+    # resign, aborted; its winner as the record's player number); None while unfinished.
+    out["end"] = "normal" if state.is_over else None
+    end = record.get("end")
+    if end in ENDED_OTHERWISE:
+        winner = record.get("winner")
+        if winner is not None and (type(winner) is not int or not 0 <= winner < len(names)):
+            raise RecordError(f"winner must be a player number from 0 to {len(names) - 1}, or null")
+        out["end"], out["winner"], out["finished"] = end, winner, True
+    elif end is not None and end != "normal":
+        raise RecordError(f"end is one of normal, {', '.join(ENDED_OTHERWISE)}")
     return out

@@ -9,6 +9,14 @@ cannot take now is tried again, a little later each time; a game changed by
 another server meanwhile is thought about again.  With several servers on one
 database only the one that holds a game's lease thinks for it.
 
+A computer seat on a real-time clock thinks within it (issue 60): what one decision may take
+is :func:`~dorf.server.computer.thinking.clock_allowance` of the time left on the seat's clock
+(for its first decision, the time left to make it before the game is aborted), in real seconds
+(``--clock-scale``).  The pause before it is at most a quarter of that, the level thinks at
+most half of it (and never longer than its usual budget), an answer that is not back in time
+is dropped, and with less than :data:`~dorf.server.computer.thinking.FAST_SECONDS` to think,
+or no answer in time, the seat plays greedy at once: it never loses on time to a fast person.
+
 A ``cmd:`` seat (``--allow-bot-commands``) is a program, shown exactly what
 that seat's page shows, within its clock.
 """
@@ -16,12 +24,13 @@ that seat's page shows, within its clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
 from dorf.server.computer import hints
-from dorf.server.computer.pool import HINTS, REPLAYS, Overrun, Refused, ThinkError, ThinkPool
-from dorf.server.computer.thinking import think
+from dorf.server.computer.pool import BUDGET_SHARE, HINTS, REPLAYS, Overrun, Refused, ThinkError, ThinkPool
+from dorf.server.computer.thinking import FAST_SECONDS, clock_allowance, think
 from dorf.server.edge.limits import InFlight
 from dorf.server.protocol.messages import Move, ProtocolError, parse_move
 from dorf.server.protocol.views import Json
@@ -41,6 +50,12 @@ MAX_RETRY = 30.0
 HINTS_PER_WORKER, REPLAYS_PER_WORKER = 2, 4
 #: The longest a hint (a replay) may take, in seconds (at least ``ai_max_seconds``).
 HINT_SECONDS, REPLAY_SECONDS = 10.0, 10.0
+#: Of what a decision on a clock may take: at most this share waits (``--ai-delay``), and at
+#: most this share is the level's thinking (the rest is the queue, the replay, the storing).
+DELAY_SHARE, THINK_SHARE = 0.25, 0.5
+#: How long, as a share of what a decision on a clock may take, its level's answer is waited for
+#: (queue and all) before the seat plays greedy instead.
+WAIT_SHARE = 0.75
 
 
 class ComputerSeats:
@@ -54,8 +69,9 @@ class ComputerSeats:
         self._replays = InFlight("replay", REPLAYS_PER_WORKER * pool.size)
         #: Programs of ``cmd:`` seats being stopped (:meth:`end_bots`).
         self._bot_ends: set[asyncio.Future[None]] = set()
-        #: Computer decisions thought on this server.
+        #: Computer decisions thought on this server, and those played greedy as time ran short.
         self.thoughts = 0
+        self.hurried = 0
 
     def thinker(self, session: GameSession) -> str | None:
         """This server, if a computer seat must decide now in ``session`` (it will think)."""
@@ -98,7 +114,9 @@ class ComputerSeats:
         spec = game.session.seats[seat].player or "greedy"
         moved = False
         try:
-            await asyncio.sleep(self.hub.config.ai_delay)
+            delay = self.hub.config.ai_delay
+            allowed = self.allowance(game, seat)
+            await asyncio.sleep(delay if allowed is None else min(delay, DELAY_SHARE * allowed))
             answer: Move | None = None
             epoch = (-1, -1)
             delay = 0.5
@@ -137,6 +155,18 @@ class ComputerSeats:
             if moved:
                 self.kick(game)
 
+    def allowance(self, game: Game, seat: int) -> float | None:
+        """The real seconds the computer of ``seat`` may take for the decision it owes, from its
+        real-time clock (None: no such clock runs for it; see the module)."""
+        clock = game.session.clock
+        if clock is None or clock.spec.days is not None or not clock.started:
+            return None
+        deadline = clock.deadline_of(seat)
+        if deadline is None:
+            return None
+        left = max(0.0, deadline - self.hub.now())  # its time, or the window of its first decision
+        return clock_allowance(left, clock.spec.increment) / self.hub.config.clock_scale
+
     async def _answer(self, game: Game, seat: int, spec: str) -> Move:
         """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""
         if spec.startswith(COMMAND_PREFIX):
@@ -145,14 +175,32 @@ class ComputerSeats:
         record = session.visible_record(seat)
         player = session.player_of[seat]
         seed = computer_seed(session.seed, len(record["decisions"]), player)
+        allowed = self.allowance(game, seat)
         try:
-            answer = await self.pool.think(game.id, record, player, spec, seed)
+            if allowed is None:
+                answer = await self.pool.think(game.id, record, player, spec, seed)
+            else:
+                answer = await self._on_clock(game, record, player, spec, seed, allowed)
         except ThinkError as exc:
             log.warning(
                 "dorf: %s (%s) in game %s: %s; it plays greedy", session.name(seat), spec, game.id, exc
             )
             answer = await asyncio.to_thread(think, record, player, "greedy", seed)
         return parse_move({**answer, "seat": seat})
+
+    async def _on_clock(
+        self, game: Game, record: Json, player: int, spec: str, seed: int, allowed: float
+    ) -> Json:
+        """The decision of a computer seat that may take ``allowed`` real seconds: its level
+        thinking within them, or greedy at once (too little time, or no answer in time)."""
+        budget = min(self.pool.max_seconds * BUDGET_SHARE, THINK_SHARE * allowed)
+        if budget >= FAST_SECONDS:
+            args = {"record": record, "player": player, "spec": spec, "seed": seed, "seconds": budget}
+            asked = self.pool.run(game.id, "think", args, self.pool.max_seconds)
+            with contextlib.suppress(TimeoutError, ThinkError):  # too late, or failed: greedy
+                return await asyncio.wait_for(asked, WAIT_SHARE * allowed)
+        self.hurried += 1
+        return await asyncio.to_thread(think, record, player, "greedy", seed)
 
     async def _bot_answer(self, game: Game, seat: int, spec: str) -> Move:
         """What the program of a ``cmd:`` seat plays, shown what the seat's page shows, in a

@@ -28,16 +28,19 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from dorf.formats.record import apply_decision, decision_entry, start_of
+from dorf.games.modes import MODES
 from dorf.players.levels import level_spec
+from dorf.server.computer.lessons import lessons_in
 from dorf.server.computer.pool import DAILY, LESSONS, ThinkError
 from dorf.server.daily.calendar import Today, day_seed, read_day, streak
 from dorf.server.protocol.messages import ProtocolError, need_object
 from dorf.server.round.seats import token_seats
-from dorf.server.round.session import HERE, computer_seed, record_head
-from dorf.server.storage.base import StorageError
+from dorf.server.round.session import COMPUTER, HERE, computer_seed, record_head
+from dorf.server.storage.base import MOVE, Change, StorageError, StoredGame, StoredSeat, now
 
 if TYPE_CHECKING:
     from dorf.server.hub import Hub
@@ -50,14 +53,22 @@ log = logging.getLogger("dorf.server")
 
 #: The secret's name in ``server_secret``.
 SECRET = "daily-seed"
+#: The expert's game of a day is stored as a finished game of this id (its board is shown, as the
+#: players' are, once the day is over): ``daily-expert-2026-12-05``, never one a server draws.
+EXPERT_GAME = "daily-expert-{day}"
+#: The name of the expert's seat on its board.
+EXPERT_NAME = "Computer (expert)"
 #: The attempts a day's leaderboard lists, and the days a player's page shows.
 TOP, CALENDAR = 100, 60
 #: How long a server holds the lease to play a day's expert game without a move, in seconds.
 EXPERT_LEASE = 60.0
 #: How often the challenge looks at the clock (a new day: close the last, play the expert's game).
 TICK = 30.0
-#: The longest the coach may weigh one game, in seconds.
-LESSON_SECONDS = 300.0
+#: The longest one step of the coach's lessons may take, in seconds (a step takes about one).
+LESSON_SECONDS = 60.0
+#: Lessons computed at once at most, per worker of the think pool; one from an address, and one
+#: from a player (a request for lessons being computed waits for them, and is not counted).
+LESSONS_PER_WORKER = 2
 
 
 def _unavailable(exc: StorageError) -> ProtocolError:
@@ -75,6 +86,8 @@ class Daily:
         self._secret: bytes | None = None
         #: The expert's score of the days it is known for, and the days it is played here.
         self._expert: dict[str, int] = {}
+        #: Whether the expert's game of a day is stored (its board), by day.
+        self._boards: dict[str, bool] = {}
         self._playing: dict[str, asyncio.Task[None]] = {}
         self._tried: dict[str, float] = {}
         self._checked = ""
@@ -83,6 +96,9 @@ class Daily:
         self._ticker: asyncio.Task[None] | None = None
         #: Lessons being computed, by game: a second request waits for the first.
         self._lessons: dict[str, asyncio.Future[list[Any]]] = {}
+        #: The addresses and players whose lessons are being computed (:meth:`_asking`).
+        self._addresses: set[str] = set()
+        self._players: set[str] = set()
         self.counts = {"attempts": 0, "practice": 0, "expert": 0, "lessons": 0, "closed": 0}
 
     # --- start, stop, the clock --------------------------------------------------------------
@@ -167,11 +183,41 @@ class Daily:
                     apply_decision(state, number + 1, entry)
                 record["decisions"].append(entry)
             score = int(state.returns()[0])
+            await self._store_expert(day, seed, record["decisions"])
             await storage.daily_expert_played(day, score)
             self._expert[day] = score
             self.counts["expert"] += 1
         except StorageError as exc:
             log.warning("dorf: the daily expert's game of %s stopped: %s", day, exc)
+
+    async def _store_expert(self, day: str, seed: int, decisions: list[dict[str, Any]]) -> None:
+        """Keep the expert's game of ``day`` as a finished game (once: a server that took over
+        the lease finds it stored), so that its board can be viewed once the day is over."""
+        storage, game_id = self.hub.storage, EXPERT_GAME.format(day=day)
+        if await storage.load_game(game_id) is not None:
+            return
+        seat = StoredSeat(0, COMPUTER, EXPERT_NAME, self.expert_spec, None, None)
+        game = StoredGame(
+            game_id, "coop", MODES["coop"].tileset, seed, False, now(), False, [seat], [], daily=day
+        )
+        await storage.create_game(game, None)
+        saved = None
+        for number, entry in enumerate(decisions, 1):
+            change = Change(
+                game_id, number, MOVE, 0, number, entry, number == len(decisions), origin=storage.instance
+            )
+            saved = (await storage.commit(change)).saved
+        if saved is not None:
+            await saved
+        self._boards[day] = True
+
+    async def expert_board(self, day: str) -> str | None:
+        """The id of the expert's stored game of ``day`` (None: not stored, as before issue 61)."""
+        known = self._boards.get(day)
+        if known is None:
+            known = await self.hub.storage.load_game(EXPERT_GAME.format(day=day)) is not None
+            self._boards[day] = known
+        return EXPERT_GAME.format(day=day) if known else None
 
     async def expert(self, day: str) -> int | None:
         known = self._expert.get(day)
@@ -268,6 +314,11 @@ class Daily:
         if over:
             seed = self.seed(day)
             out["seed"], out["seed_text"] = seed, str(seed)
+            if expert is not None:
+                try:
+                    out["expert_game"] = await self.expert_board(day)
+                except StorageError:
+                    out["expert_game"] = None
         return out
 
     async def of_player(self, player_id: str) -> dict[str, Any]:
@@ -304,9 +355,11 @@ class Daily:
             "streak": streak(days, today),
         }
 
-    async def lessons(self, game: Game, token: Any) -> dict[str, Any]:
+    async def lessons(self, game: Game, token: Any, address: str = "unknown") -> dict[str, Any]:
         """``POST /api/games/ID/lessons``: the coach's three biggest lessons of a finished game for
-        the seats ``token`` holds (kept with a counted attempt, computed once)."""
+        the seats ``token`` holds: computed once (a second request waits for the first), then
+        read from the storage.  A computation is one at a time from an address and from a
+        player, a few in all (:data:`LESSONS_PER_WORKER`); one more is refused, HTTP 429 busy."""
         seats = token_seats(game, token)
         if not seats:
             raise ProtocolError(
@@ -316,38 +369,77 @@ class Daily:
         session = game.session
         if not session.is_over:
             raise ProtocolError("not-over", "the lessons come once the game is over", 409)
-        counted = session.daily is not None and not session.practice
         storage = self.hub.storage
-        if counted:
-            try:
-                kept = await storage.daily_lessons(game.id)
-            except StorageError as exc:
-                raise _unavailable(exc) from None
-            if kept is not None:
-                return {"lessons": json.loads(kept)}
-        key = f"{game.id}/{sorted(seats)}"
-        waiting = self._lessons.get(key)
+        key = ",".join(str(seat) for seat in sorted(seats))
+        try:
+            kept = await storage.game_lessons(game.id, key)
+        except StorageError as exc:
+            raise _unavailable(exc) from None
+        if kept is not None:
+            return {"lessons": json.loads(kept)}
+        name = f"{game.id}/{key}"
+        waiting = self._lessons.get(name)
         if waiting is not None:
             return {"lessons": await asyncio.shield(waiting)}
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._lessons[key] = future
-        try:
-            players = sorted(session.player_of[seat] for seat in seats)
-            args = {"record": session.record(), "players": players, "spec": self.hub.config.daily_coach}
-            answer = await self.hub.computer.work(LESSONS, "lessons", args, LESSON_SECONDS)
-            found = list(answer["lessons"])
-            future.set_result(found)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: whoever waits gets it too
-            raise
-        finally:
-            del self._lessons[key]
+        players = {p for seat in seats if (p := session.seats[seat].player_id) is not None}
+        with self._asking(address, players):
+            future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+            self._lessons[name] = future
+            try:
+                found = await self._compute(game, seats)
+                future.set_result(found)
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # retrieved: whoever waits gets it too
+                raise
+            finally:
+                del self._lessons[name]
         self.counts["lessons"] += 1
-        if counted:
-            with contextlib.suppress(StorageError):
-                await storage.daily_lessons(game.id, json.dumps(found))
+        with contextlib.suppress(StorageError):
+            text = await storage.game_lessons(game.id, key, json.dumps(found), time.time())
+            if text is not None:  # another server's, kept first
+                found = json.loads(text)
         return {"lessons": found}
+
+    @contextlib.contextmanager
+    def _asking(self, address: str, players: set[str]) -> Iterator[None]:
+        """Count one lessons computation for ``address`` and ``players`` while the block runs
+        (ProtocolError 429 busy if one of them has one already, or the server has enough)."""
+        total = LESSONS_PER_WORKER * self.hub.computer.pool.size
+        if address in self._addresses:
+            raise ProtocolError(
+                "busy", "one lessons request at a time from one address: wait for the one you asked for", 429
+            )
+        if players & self._players:
+            raise ProtocolError(
+                "busy", "one lessons request at a time from one player: wait for the one you asked for", 429
+            )
+        if len(self._addresses) >= total:
+            raise ProtocolError(
+                "busy", f"the server is computing {total} lessons already: ask again soon", 429
+            )
+        self._addresses.add(address)
+        self._players |= players
+        try:
+            yield
+        finally:
+            self._addresses.discard(address)
+            self._players -= players
+
+    async def _compute(self, game: Game, seats: set[int]) -> list[Any]:
+        """The lessons, in the think pool's lessons lane: the quick look over the whole game, then
+        the coach at its full budget on the placements it kept, each a job of its own."""
+        session = game.session
+        record = session.record()
+        spec = self.hub.config.daily_coach
+        players = sorted(session.player_of[seat] for seat in seats)
+        computer = self.hub.computer
+        queue = f"{LESSONS} {game.id}/{','.join(str(seat) for seat in sorted(seats))}"
+        try:
+            return await lessons_in(computer.work, queue, record, players, spec, LESSON_SECONDS)
+        except BaseException:
+            computer.pool.cancel(queue)  # the steps still waiting, or running
+            raise
 
     def health(self) -> dict[str, Any]:
         return {"today": self.today(), "playing": sorted(self._playing), **self.counts}

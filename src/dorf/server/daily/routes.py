@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from dorf.server.edge.creating import count_new_game
+from dorf.server.edge.limits import client_address
 from dorf.server.players.leaders import leaderboard
 from dorf.server.protocol.messages import need_object
 
@@ -32,8 +34,12 @@ def add_daily_routes(
     @app.post("/api/daily")
     async def start_daily(request: Request) -> JSONResponse:
         data = await body_of(request)
-        player = await hub().players.known(request)
-        return JSONResponse(await hub().daily.start_attempt(data, player), status_code=201)
+        cookies = JSONResponse({})
+        player = await hub().players.of_request(request, cookies)  # a visitor becomes a player now
+        await count_new_game(hub(), client_address(request), player.id)  # as every new game
+        answer = JSONResponse(await hub().daily.start_attempt(data, player), status_code=201)
+        answer.raw_headers.extend(h for h in cookies.raw_headers if h[0] == b"set-cookie")
+        return answer
 
     @app.get("/api/daily")
     async def today(request: Request) -> dict[str, Any]:
@@ -47,7 +53,7 @@ def add_daily_routes(
     async def lessons(game_id: str, request: Request) -> dict[str, Any]:
         data = need_object(await body_of(request), "a lessons request")
         game = await hub().playable(game_id)
-        return await hub().daily.lessons(game, data.get("token"))
+        return await hub().daily.lessons(game, data.get("token"), client_address(request))
 
     @app.get("/api/leaderboard")
     async def leaders(mode: str = "duel") -> dict[str, Any]:

@@ -14,8 +14,9 @@ Routes (details in ``docs/server.md``):
 
 Only requests for the server's own host names are answered (DNS rebinding);
 pages carry a Content-Security-Policy; a POST or a websocket from a page of
-another site is refused (:mod:`dorf.server.edge.limits`); creating games and
-campaigns is limited per address, and hints and replays are computed in the
+another site is refused (:mod:`dorf.server.edge.limits`); creating games (every way of
+making one, per address and per player: :mod:`dorf.server.edge.creating`) and campaigns
+is limited per address, and hints and replays are computed in the
 worker processes, one at a time per address.  Every error, from the routes or
 from the framework (an unknown path, a method not allowed), is answered in the
 project's format: ``{"error": {"code", "message"}}``.
@@ -41,7 +42,9 @@ from dorf.server.computer.hints import check_hint_allowed
 from dorf.server.config import ServerConfig
 from dorf.server.daily.routes import add_daily_routes
 from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
+from dorf.server.edge.creating import RateLimited, count_new_game
 from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
+from dorf.server.edge.missing import MissingPages, wants_page
 from dorf.server.edge.players import add_player_routes
 from dorf.server.edge.socket import serve_socket
 from dorf.server.hub import Hub
@@ -81,6 +84,7 @@ PAGES = (
     "/daily",
     "/daily/{day}",
     "/leaderboard",
+    "/how-to-play",
 )
 
 
@@ -164,14 +168,20 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.exception_handler(ProtocolError)
     async def protocol_error(request: Request, exc: ProtocolError) -> JSONResponse:
-        return error_response(exc)
+        await hub().players.undo_new(request)  # a player made for a refused request: gone again
+        return error_response(exc, exc.headers if isinstance(exc, RateLimited) else None)
 
     @app.exception_handler(RecordError)
     async def record_error(request: Request, exc: RecordError) -> JSONResponse:
         return error_response(ProtocolError("bad-record", str(exc)))
 
     @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 404 and wants_page(
+            request.method, request.url.path, request.headers.get("accept")
+        ):
+            # A browser that followed a bad link: a page saying what is missing, the way home.
+            return missing_page(request)
         code = HTTP_CODES.get(exc.status_code, "bad-request")
         words = {
             404: f"there is nothing at {request.url.path!r}",
@@ -185,6 +195,20 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     assets = Assets.from_package()
     # The page in each language it speaks: its <html lang> is the one the browser prefers.
     index = {lang: assets.page(lang=lang) for lang in LANGUAGES}
+
+    missing = MissingPages(assets)
+
+    def missing_page(request: Request) -> Response:
+        headers = {
+            "Referrer-Policy": "no-referrer",
+            "Vary": "Accept, Accept-Language",
+            "Cache-Control": "no-cache",
+        }
+        if config.page_policy:
+            headers["Content-Security-Policy"] = page_policy(request.headers.get("host"))
+        lang = preferred_language(request.headers.get("accept-language"))
+        body = missing.body(request.url.path, lang)
+        return Response(body, status_code=404, media_type="text/html; charset=utf-8", headers=headers)
 
     def asset_response(request: Request, asset: Asset, built: bool, more: dict[str, str]) -> Response:
         gzipped = accepts_gzip(request.headers.get("accept-encoding"))
@@ -226,12 +250,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def create_game(request: Request) -> JSONResponse:
         data = await body_of(request)
         if isinstance(data, dict) and data.get("open") is not None:  # for anyone, in the lobby
-            limit = config.create_limit
-            return await open_game(hub(), request, data, lambda: too_many(request, limit, "new games"))
-        refused = await too_many(request, config.create_limit, "new games")
-        if refused is not None:
-            return refused
+
+            async def limited() -> None:  # every new game counts (edge/creating.py)
+                known = await hub().players.known(request)
+                await count_new_game(hub(), client_address(request), None if known is None else known.id)
+
+            return await open_game(hub(), request, data, limited)
         creator = await hub().players.known(request)  # None: a program without a player's cookie
+        await count_new_game(hub(), client_address(request), None if creator is None else creator.id)
         return JSONResponse(await hub().seating.create(data, creator=creator), status_code=201)
 
     @app.get("/api/games/{game_id}")
@@ -377,7 +403,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # --- the websockets: the lobby's first (``/ws/{game_id}`` would take ``lobby``) -------------
 
-    add_lobby_routes(app, hub, body_of, too_many)
+    add_lobby_routes(app, hub, body_of)
     add_player_routes(app, hub, body_of)
     add_daily_routes(app, hub, body_of)
 

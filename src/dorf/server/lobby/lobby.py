@@ -6,7 +6,13 @@ sockets, and the pairing of them (the rule is :mod:`.pairing`; the rows :mod:`do
 (:func:`dorf.server.protocol.delta.diff`) whenever it changes, as a game's clients do.  It is
 read again when this server changed it or another server says it did (``dorf_lobby``), a read
 at a time however many changes come meanwhile.  A game leaves it when its last seat is taken or
-it ends (``hub.lobby_hooks``, the finisher's listeners).
+it ends (``hub.lobby_hooks``, the finisher's listeners), or when nobody took it in time
+(:func:`.listing.expires_at`: 30 minutes for a real-time clock, a day for correspondence or
+none; each entry says when, ``expires``).  The document (:mod:`.listing`) holds the 50
+newest open games; a client whose player has open games beyond them holds a
+document of its own, the same plus those (its deltas are its own too).  An address lists at
+most ``open_games_per_address`` open games at once, and holds at most ``max_connections_per_address``
+lobby sockets on a server.
 
 **Seeks.** A seek lives as long as its socket: stored (at most :data:`LIMIT` open games and
 seeks a player), then its pool (mode, clock, rated) is paired at once and every
@@ -14,23 +20,30 @@ seeks a player), then its pool (mode, clock, rated) is paired at once and every
 wait).  The server that makes a pair creates the game (two online seats, who starts drawn),
 seats its own seekers and tells the other server the other seat's invitation; each player's
 server takes the seat for them and sends ``paired`` with the game and the seat's token.
+
+**Who is looking.** Every client hears how many seek in each pool (``seekers``: counts only, the
+:data:`POOLS_SHOWN` fullest pools), when the counts change and at most once every
+:data:`SEEKERS_EVERY` seconds (the changes meanwhile are counted together).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dorf.games.modes import MODES
+from dorf.server.lobby.listing import Addresses, Listing, address_full, expires_at
+from dorf.server.lobby.offers import push_offer
 from dorf.server.lobby.pairing import Seek, pairs
 from dorf.server.lobby.people import START_RATING, START_RD, rating_of
-from dorf.server.protocol.delta import diff
 from dorf.server.protocol.messages import ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
@@ -39,7 +52,7 @@ from dorf.server.round.clock import parse_spec, versus
 from dorf.server.round.game import Game
 from dorf.server.round.session import HERE, ONLINE
 from dorf.server.storage.base import StorageError
-from dorf.server.storage.lobby import Choose, OpenGame, Pool, note
+from dorf.server.storage.lobby import ADDRESS_FULL, Choose, OpenGame, Pool, note
 
 if TYPE_CHECKING:
     from dorf.server.hub import Hub
@@ -53,8 +66,10 @@ LIMIT = 3
 SWEEP = 0.5
 #: How long a seek that ended is remembered as gone (far longer than a pairing takes).
 GONE_FOR = 60.0
-#: A rating is provisional (shown with a "?") while its RD is at least this (lichess).
-PROVISIONAL_RD = 110.0
+#: The pools whose seekers a ``seekers`` message counts at most (the fullest; a few hundred bytes).
+POOLS_SHOWN = 12
+#: The least time between two ``seekers`` messages, in seconds: the changes meanwhile go as one.
+SEEKERS_EVERY = 1.0
 
 
 @dataclass
@@ -79,21 +94,6 @@ def storage_error(exc: StorageError) -> ProtocolError:
     return ProtocolError("storage", f"the lobby cannot reach the database now ({exc})", 503)
 
 
-def entry_json(entry: OpenGame) -> Json:
-    return {
-        "id": entry.game,
-        "mode": entry.mode,
-        "clock": entry.clock,
-        "rated": entry.rated,
-        "name": entry.name,
-        "rating": None if entry.rating is None else round(entry.rating),
-        "provisional": entry.rd is not None and entry.rd >= PROVISIONAL_RD,
-        "free": entry.free,
-        "seats": entry.seats,
-        "since": entry.since,
-    }
-
-
 class Lobby:
     """The open games and the seeks of this server."""
 
@@ -105,11 +105,14 @@ class Lobby:
         #: :data:`GONE_FOR` seconds, by when: a pairing that read one before its row was deleted
         #: must not seat the other player against nobody.
         self.gone: dict[str, float] = {}
-        #: The open games as last read, and the document the clients hold.
+        #: The open games as last read, and the document the clients hold (:mod:`.listing`).
         self.games: dict[str, OpenGame] = {}
         #: Rematches offered (open games for one player), not in the public list.
         self.offers: dict[str, OpenGame] = {}
-        self.doc: Json = {"version": 0, "games": {}}
+        self.listing = Listing()
+        self.addresses = Addresses()
+        #: The time open games expire by (seconds since 1970; tests hand in their own).
+        self.now: Callable[[], float] = time.time
         self.counts = LobbyCounts()
         #: The pairing rule (:func:`.pairing.pairs`), handed each pool's seeks and the storage's time.
         self.rule: Choose = pairs
@@ -119,6 +122,10 @@ class Lobby:
         self._again: set[Pool] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: How many seek in each pool, as last told (``seekers``), and the telling under way.
+        self.seekers: list[Json] = []
+        self._counting: asyncio.Task[None] | None = None
+        self._recount = False
 
     # --- start and stop ---------------------------------------------------------------
 
@@ -131,7 +138,8 @@ class Lobby:
     async def close(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
-        for task in [*self._pairing.values(), *self._tasks, *([self._reading] if self._reading else [])]:
+        extra = [t for t in (self._reading, self._counting) if t is not None]
+        for task in [*self._pairing.values(), *self._tasks, *extra]:
             task.cancel()
         for seek_id in list(self.waiting):
             with contextlib.suppress(StorageError):
@@ -158,18 +166,62 @@ class Lobby:
 
     # --- the clients -------------------------------------------------------------------
 
+    def room(self, address: str) -> ProtocolError | None:
+        """Why a new lobby client from ``address`` cannot be let in (None: it can)."""
+        return self.addresses.room(address, len(self.clients), self.hub.config)
+
     def attach(self, conn: Connection) -> None:
-        """A new client: the whole list."""
+        """A new client: the list (the newest open games, and its player's own)."""
         self.clients.add(conn)
+        self.addresses.add(conn.address)
         self.send_state(conn)
 
+    @property
+    def doc(self) -> Json:
+        """The list of open games every client holds (the newest)."""
+        return self.listing.doc
+
     def send_state(self, conn: Connection) -> None:
-        conn.doc = self.doc
-        conn.send('{"type":"lobby",' + dumps(self.doc)[1:])
+        conn.doc = doc = self.listing.doc_for(conn)
+        conn.send('{"type":"lobby",' + dumps(doc)[1:])
+        conn.send(self.seekers_message())
+
+    # --- who is looking: counts per pool -------------------------------------------------
+
+    def seekers_message(self) -> str:
+        """``{"type": "seekers", "pools": [{"mode", "clock", "rated", "count"}]}``: how many wait
+        in each pool (the fullest :data:`POOLS_SHOWN`), never who."""
+        return dumps({"type": "seekers", "pools": self.seekers})
+
+    def count_seekers(self) -> None:
+        """The seeks may have changed: count them again and tell the clients if the counts
+        changed, at most once every :data:`SEEKERS_EVERY` seconds (the changes meanwhile are
+        counted together)."""
+        self._recount = True
+        if self._counting is None or self._counting.done():
+            self._counting = asyncio.get_running_loop().create_task(self._count())
+
+    async def _count(self) -> None:
+        while self._recount:
+            self._recount = False
+            try:
+                found = await self.hub.storage.lobby_pools(POOLS_SHOWN)
+            except StorageError as exc:
+                log.warning("dorf: the seeks could not be counted: %s", exc)
+                return
+            pools = [{"mode": m, "clock": c, "rated": r, "count": n} for m, c, r, n in found]
+            if pools != self.seekers:
+                self.seekers = pools
+                text = self.seekers_message()
+                for conn in list(self.clients):
+                    conn.send(text)
+                await asyncio.sleep(SEEKERS_EVERY)
 
     async def detach(self, conn: Connection) -> None:
         """A client left: its seeks end."""
-        self.clients.discard(conn)
+        if conn in self.clients:
+            self.clients.discard(conn)
+            self.addresses.remove(conn.address)
         for seek_id, waiting in list(self.waiting.items()):
             if waiting.conn is conn:
                 await self.cancel(conn, seek_id)
@@ -202,21 +254,27 @@ class Lobby:
     async def _read(self) -> None:
         found = await self.hub.storage.lobby_games()
         self.games = {g.game: g for g in found if g.invited is None}
-        self.offers = {g.game: g for g in found if g.invited is not None}
-        old_games = self.doc["games"]
-        games = {
-            gid: old_games[gid] if gid in old_games and old_games[gid] == entry_json(g) else entry_json(g)
-            for gid, g in self.games.items()
-        }
-        new = {"version": self.doc["version"] + 1, "games": games}
-        ops = diff(self.doc, new)
-        if len(ops) <= 1:  # the version alone
-            return
-        text = dumps({"type": "delta", "from": self.doc["version"], "version": new["version"], "ops": ops})
-        self.doc = new
-        for conn in list(self.clients):
-            conn.send(text)
-            conn.doc = new
+        offers, self.offers = self.offers, {g.game: g for g in found if g.invited is not None}
+        for game_id, offer in self.offers.items():
+            if game_id not in offers:  # offered just now: the invited player hears it at once
+                push_offer(self.hub, self.clients, offer)
+        self.listing.update(self.games.values(), self.clients)
+
+    async def expire(self) -> int:
+        """Take the open games (and rematches offered) nobody took in time out of the list (the
+        games stay: their links still work): how many."""
+        now = self.now()
+        gone = 0
+        for entry in [*self.games.values(), *self.offers.values()]:
+            if expires_at(entry) <= now:
+                try:
+                    gone += await self.hub.storage.lobby_seats(entry.game, 0)
+                except StorageError as exc:
+                    log.warning("dorf: an open game could not expire: %s", exc)
+                    break
+        if gone:
+            self.stale()
+        return gone
 
     def changed(self, game: Game) -> None:
         """A hook of ``hub.lobby_hooks``: a seat of ``game`` was taken, or it ended."""
@@ -238,8 +296,13 @@ class Lobby:
         except StorageError as exc:
             log.warning("dorf: the lobby could not count the seats of %s: %s", game_id, exc)
 
-    async def check_room(self, player: Player) -> None:
-        """ProtocolError ``too-many`` if ``player`` has :data:`LIMIT` open games and seeks."""
+    async def check_room(self, player: Player, address: str = "") -> None:
+        """ProtocolError ``too-many`` if ``player`` has :data:`LIMIT` open games and seeks, or
+        ``address`` ``open_games_per_address`` open games listed (as last read: the storage counts
+        again when the game is listed)."""
+        most = self.hub.config.open_games_per_address
+        if address and most and sum(g.address == address for g in self.games.values()) >= most:
+            raise address_full(most)
         try:
             count = await self.hub.storage.lobby_count(player.id)
         except StorageError as exc:
@@ -248,9 +311,11 @@ class Lobby:
             raise too_many()
 
     async def list_open(
-        self, made: Json, body: dict[str, Any], player: Player, invited: str | None = None
-    ) -> None:
-        """List the game just made from ``body`` as open (its online seats for anyone)."""
+        self, made: Json, body: dict[str, Any], player: Player, invited: str | None = None, address: str = ""
+    ) -> float:
+        """List the game just made from ``body`` as open (its online seats for anyone; listed from
+        ``address``, which lists at most ``open_games_per_address``; "": a rematch, not counted): when it
+        leaves the list if nobody takes it (seconds since 1970)."""
         mode = made["mode"]
         rating, rd = await rating_of(self.hub, player.id, mode)
         spec = parse_spec(body.get("clock"))
@@ -268,15 +333,19 @@ class Lobby:
             len(seats),
             invited,
             0.0,
+            address,
         )
         try:
-            listed = await self.hub.storage.lobby_open(entry, LIMIT)
+            refused = await self.hub.storage.lobby_open(entry, LIMIT, self.hub.config.open_games_per_address)
         except StorageError as exc:
             raise storage_error(exc) from None
-        if not listed:
+        if refused == ADDRESS_FULL:
+            raise address_full(self.hub.config.open_games_per_address)
+        if refused is not None:
             raise too_many()
         self.counts.games += 1
         self.stale()
+        return expires_at(dataclasses.replace(entry, since=time.time()))
 
     async def take(self, game_id: Any, player: Player) -> Json:
         """``player`` takes a free seat of an open game (or a rematch offered to them)."""
@@ -289,6 +358,12 @@ class Lobby:
         if entry is None or (entry.invited is not None and entry.invited != player.id):
             raise ProtocolError(
                 "not-open", f"game {game_id[:64]!r} is not open in the lobby (taken, or over)", 404
+            )
+        if expires_at(entry) <= self.now():
+            raise ProtocolError(
+                "not-open",
+                f"game {game_id[:64]!r} is not open in the lobby any more: nobody took it in time",
+                404,
             )
         if entry.creator == player.id:
             raise ProtocolError("own-game", "this is your own game: someone else takes its seat", 409)
@@ -351,6 +426,7 @@ class Lobby:
         waiting.seek = stored
         self.counts.seeks += 1
         self.pair_soon((stored.mode, stored.clock, stored.rated))
+        self.count_seekers()
         return stored
 
     async def cancel(self, conn: Connection, seek_id: Any) -> bool:
@@ -364,6 +440,7 @@ class Lobby:
             await self.hub.storage.lobby_unseek(seek_id)
         except StorageError as exc:
             log.warning("dorf: a seek could not be ended: %s", exc)
+        self.count_seekers()
         return True
 
     def pair_soon(self, pool: Pool) -> None:
@@ -385,6 +462,8 @@ class Lobby:
                 return
             for a, b in made:
                 await self._start_game(a, b)
+            if made:
+                self.count_seekers()
             again = pool in self._again
 
     async def _sweep(self) -> None:
@@ -396,6 +475,9 @@ class Lobby:
             if beats % 10 == 0:
                 with contextlib.suppress(StorageError):
                     await self.hub.storage.lobby_sweep()
+                if self.clients:  # the seeks of the other servers come and go too
+                    self.count_seekers()
+                await self.expire()
             for pool in {(w.seek.mode, w.seek.clock, w.seek.rated) for w in self.waiting.values()}:
                 self.pair_soon(pool)
             if self.gone:

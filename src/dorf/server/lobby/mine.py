@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from dorf.server.edge.creating import count_new_game
+from dorf.server.edge.limits import client_address
 from dorf.server.protocol.messages import ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.round.game import Broken, Game
@@ -92,8 +94,10 @@ async def my_games(hub: Hub, player: Player) -> Json:
     return {"games": lines, "offers": offers}
 
 
-async def rematch(hub: Hub, game_id: str, player: Player) -> Json:
-    """``POST /api/games/ID/rematch``: the new game (the asker's tokens), offered to the other."""
+async def rematch(hub: Hub, game_id: str, player: Player, address: str = "unknown") -> Json:
+    """``POST /api/games/ID/rematch``: the new game (the asker's tokens), offered to the other.
+    It counts against the limit on new games of ``address`` and of the player
+    (:mod:`dorf.server.edge.creating`)."""
     found = await hub.game(game_id)
     if isinstance(found, Broken):
         raise found.refusal()
@@ -129,6 +133,7 @@ async def rematch(hub: Hub, game_id: str, player: Player) -> Json:
     if session.clock is not None:
         body["clock"] = session.clock.spec.text
     await hub.lobby.check_room(player)
+    await count_new_game(hub, address, player.id)
     made = await hub.seating.create(body, creator=player)
     if made["invites"]:
         invited = next(iter(others), None)
@@ -143,14 +148,14 @@ def add_mine_routes(
 
     @app.get("/api/me/games")
     async def me_games(request: Request) -> JSONResponse:
-        cookies = JSONResponse({})
-        player = await hub().players.of_request(request, cookies)
-        answer = JSONResponse(await my_games(hub(), player))
-        answer.raw_headers.extend(h for h in cookies.raw_headers if h[0] == b"set-cookie")
-        return answer
+        player = await hub().players.player_of(request)  # a read: it makes nobody
+        if player is None:
+            return JSONResponse({"games": [], "offers": []})
+        return JSONResponse(await my_games(hub(), player))
 
     @app.post("/api/games/{game_id}/rematch")
     async def game_rematch(game_id: str, request: Request) -> JSONResponse:
         await body_of(request)
         player = await hub().players.of_request(request, None)
-        return JSONResponse(await rematch(hub(), game_id, player), status_code=201)
+        made = await rematch(hub(), game_id, player, client_address(request))
+        return JSONResponse(made, status_code=201)

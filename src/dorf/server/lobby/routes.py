@@ -29,6 +29,7 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
+from dorf.server.edge.creating import count_new_game
 from dorf.server.edge.limits import allowed_origin, client_address
 from dorf.server.lobby.lobby import open_body
 from dorf.server.lobby.mine import add_mine_routes
@@ -47,7 +48,6 @@ def add_lobby_routes(
     app: FastAPI,
     hub: Callable[[], Hub],
     body_of: Callable[[Request], Awaitable[Any]],
-    too_many: Callable[[Request, int, str], Awaitable[JSONResponse | None]],
 ) -> None:
     """The lobby's routes on ``app`` (before ``/ws/{game_id}``, which would take ``lobby``)."""
     add_mine_routes(app, hub, body_of)
@@ -76,23 +76,23 @@ def add_lobby_routes(
             await ws.close(code=4403)
             return
         await ws.accept()
-        await serve_lobby(hub(), ws, lambda request: too_many(request, config.create_limit, "new games"))
+        await serve_lobby(hub(), ws)
 
 
-async def serve_lobby(
-    hub: Hub, ws: WebSocket, limited: Callable[[Any], Awaitable[JSONResponse | None]]
-) -> None:
+async def serve_lobby(hub: Hub, ws: WebSocket) -> None:
     """The whole life of one lobby client (accepted already)."""
     lobby = hub.lobby
     conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
     pump = asyncio.get_running_loop().create_task(conn.pump())
-    if len(lobby.clients) >= hub.config.max_connections:
-        conn.refusal = ProtocolError("busy", "the lobby is full: try again later", 503)
+    player = await hub.players.of_socket(ws)
+    # max_connections, and max_connections_per_address: checked and counted with no wait between
+    conn.refusal = lobby.room(conn.address)
+    if conn.refusal is not None:
         conn.refuse()
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(pump, 5.0)
         return
-    player = await hub.players.of_socket(ws)
+    conn.player_id = None if player is None else player.id  # a rematch offered to them is pushed
     lobby.attach(conn)
     try:
         while not conn.closed:
@@ -108,7 +108,7 @@ async def serve_lobby(
                 ref = data.get("id")
                 if ref is not None and not isinstance(ref, int | str):
                     ref = None
-                answer = await _handle(hub, conn, player, data, ws, limited)
+                answer = await _handle(hub, conn, player, data, ws)
                 if answer is not None:
                     conn.send({**answer, "id": ref} if ref is not None else answer)
             except ProtocolError as exc:
@@ -129,7 +129,6 @@ async def _handle(
     player: Player | None,
     data: dict[str, Any],
     ws: WebSocket,
-    limited: Callable[[Any], Awaitable[JSONResponse | None]],
 ) -> dict[str, Any] | None:
     kind = data.get("type")
     lobby = hub.lobby
@@ -143,8 +142,7 @@ async def _handle(
     if player is None:
         raise ProtocolError("no-player", "open the site first: seeking and taking seats need a player", 401)
     if kind == "seek":
-        if await limited(ws) is not None:
-            raise ProtocolError("rate-limited", "too many new games from this address this minute", 429)
+        await count_new_game(hub, client_address(ws), player.id)  # the game it makes is one
         seek = await lobby.seek(conn, player, data)
         return {"type": "seeking", "seek": seek.json()}
     if kind == "cancel":
@@ -161,7 +159,9 @@ async def open_game(
 ) -> JSONResponse:
     """``POST /api/games`` with ``"open": true``: a game whose online seats anyone may take from
     the lobby (``false``: a game as any other).  The creator's open games and seeks are limited
-    (:data:`~dorf.server.lobby.lobby.LIMIT`), and so are new games from an address."""
+    (:data:`~dorf.server.lobby.lobby.LIMIT`), the open games an address lists
+    (``--open-games-per-address``), and new games from an address; the answer
+    says when the game leaves the list if nobody takes it (``expires``, seconds since 1970)."""
     flag = data.pop("open")
     if not isinstance(flag, bool):
         raise ProtocolError("bad-message", "open must be true or false")
@@ -169,14 +169,15 @@ async def open_game(
         open_body(data)
     cookies = JSONResponse({})
     player = await hub.players.of_request(request, cookies)
+    address = client_address(request)
     if flag:
-        await hub.lobby.check_room(player)
+        await hub.lobby.check_room(player, address)
     refused = await limited()
     if refused is not None:
         return refused
     made = await hub.seating.create(data, creator=player)
     if flag:
-        await hub.lobby.list_open(made, data, player)
+        made["expires"] = round(await hub.lobby.list_open(made, data, player, address=address))
     answer = JSONResponse(made, status_code=201)
     answer.raw_headers.extend(h for h in cookies.raw_headers if h[0] == b"set-cookie")
     return answer

@@ -2,7 +2,9 @@
 
 A leaderboard lists the players with at least :data:`~dorf.server.storage.daily.LEADER_GAMES`
 rated games whose RD is below :data:`~dorf.server.storage.daily.LEADER_RD` *now* (an RD grows
-while its player stays away: a player who stopped playing leaves the list until it plays again).
+while its player stays away: a player who stopped playing leaves the list until it plays again),
+and with counted results against :data:`~dorf.server.storage.daily.LEADER_OPPONENTS` different
+players (issue 60: two accounts that only play each other list neither).
 The storage reads them in rating order from an index that holds only those whose stored RD is
 below the bar; the RD grown since is checked here, and the next ones read if some fell out.
 """

@@ -1,22 +1,26 @@
 """Players' names: a readable random one for everyone who arrives, and which names may be taken.
 
-A name is 2 to 20 of the letters ``A-Z a-z``, the digits, ``-`` and ``_`` (ASCII only: two
-names that look alike are two names that are alike), unique ignoring case (:func:`name_key`),
-and not one of the names that would pass for the site or its computer players
-(:data:`REFUSED`, and any name beginning with ``admin`` or ``computer``).  A computer level that
+A name is 2 to 20 of the letters ``A-Z a-z``, the digits, ``-`` and ``_`` (ASCII only), unique by
+its skeleton (:func:`name_key`: ignoring case, and with the ASCII look-alikes of Unicode's
+confusables folded, so ``AIice`` is ``Alice``, ``Adrnin`` is ``Admin`` and ``C0mputer`` is
+``Computer``: two names that look alike are one name), and not one of the names that would pass
+for the site or its computer players (:data:`RESERVED`, and any name beginning with ``admin`` or
+``computer``, compared by their skeletons too).  A computer level that
 plays rated games is named ``Computer (expert)``: with its space and brackets no player can take
 it.
 
 >>> check_name("QuietHeron"), name_key("QuietHeron")
-('QuietHeron', 'quietheron')
+('QuietHeron', 'quletheron')
+>>> name_key("AIice") == name_key("Alice") == name_key("a1ice"), name_key("Adrnin") == name_key("admin")
+(True, True)
 >>> codes = []
->>> for bad in ("x", "a" * 21, "no spaces", "Admin", "computer2", "Expert", "\\ud800"):
+>>> for bad in ("x", "a" * 21, "no spaces", "Admin", "computer2", "Expert", "\\ud800", "C0mputer", "Adrnin"):
 ...     try:
 ...         check_name(bad)
 ...     except NameRefused as exc:
 ...         codes.append(exc.code)
 >>> print(*codes)
-bad-name bad-name bad-name refused-name refused-name refused-name bad-name
+bad-name bad-name bad-name refused-name refused-name refused-name bad-name refused-name refused-name
 >>> import random
 >>> name = random_name(random.Random(3))
 >>> check_name(name) == name
@@ -79,14 +83,33 @@ class NameRefused(ValueError):
         self.code = code
 
 
+#: What looks alike in a name, folded after lowercasing, in this order: the ASCII entries of
+#: Unicode's confusables (UTS #39: ``rn`` as ``m``, ``vv`` as ``w``, ``0`` as ``O``, ``1`` and
+#: ``I`` as ``l``; lowercased, ``I`` is ``i``, so ``i`` folds to ``l`` too).  A chain of plain
+#: replacements, so that the database can compute the same key (:func:`name_key_sql`).
+CONFUSABLES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"))
+
+
 def name_key(name: str) -> str:
-    """What two names are compared by: the name ignoring case."""
-    return name.lower()
+    """What two names are compared by (one name if equal): the name's skeleton, lowercased with
+    its look-alikes folded (:data:`CONFUSABLES`)."""
+    key = name.lower()
+    for alike, shown in CONFUSABLES:
+        key = key.replace(alike, shown)
+    return key
+
+
+def name_key_sql(column: str) -> str:
+    """:func:`name_key` of ``column`` in SQL (the same on SQLite and PostgreSQL for ASCII names)."""
+    key = f"lower({column})"
+    for alike, shown in CONFUSABLES:
+        key = f"replace({key}, '{alike}', '{shown}')"
+    return key
 
 
 def refused_names() -> frozenset[str]:
     """The keys of the names kept back: :data:`RESERVED` and the computer levels' names."""
-    kept = set(RESERVED)
+    kept = {name_key(name) for name in RESERVED}
     for level in levels():
         kept.update((name_key(level.name), name_key(level.label)))
     return frozenset(kept)
@@ -97,19 +120,30 @@ def check_name(raw: Any) -> str:
     if not isinstance(raw, str) or not NAME.fullmatch(raw):
         raise NameRefused("bad-name", "a name is 2 to 20 letters (A-Z), digits, - and _, without spaces")
     key = name_key(raw)
-    if key in refused_names() or key.startswith(REFUSED_PREFIXES):
+    if key in refused_names() or key.startswith(tuple(name_key(p) for p in REFUSED_PREFIXES)):
         raise NameRefused("refused-name", f"the name {raw} is kept back: choose another")
     return raw
 
 
-def random_name(rng: random.Random | None = None, number: bool = False) -> str:
+def random_name(rng: random.Random | None = None, number: bool = False, digits: int = 0) -> str:
     """A readable random name, such as ``QuietHeron`` (``number``: with two digits after it,
-    ``QuietHeron42``, for when the plain one is taken)."""
+    ``QuietHeron42``, for when the plain one is taken; ``digits``: with that many, 2 to 4
+    after both words, more after the noun alone, ``Heron48213907``, so that the name stays
+    within 20 characters).
+
+    >>> [len(random_name(random.Random(i), digits=d)) <= 20 for i, d in enumerate((0, 2, 4, 8))]
+    [True, True, True, True]
+    """
     pick = rng.choice if rng is not None else secrets.choice
-    name = pick(ADJECTIVES) + pick(NOUNS)
-    if number:
-        name += str(pick(range(10, 100)))
+    digits = digits or (2 if number else 0)
+    noun = pick(NOUNS)
+    if digits > 4:
+        below = rng.randrange if rng is not None else secrets.randbelow
+        return noun + str(10 ** (digits - 1) + below(9 * 10 ** (digits - 1)))
+    name = pick(ADJECTIVES) + noun
+    if digits:
+        name += str(pick(range(10 ** (digits - 1), 10**digits)))
     return name
 
 
-__all__ = ["NameRefused", "check_name", "name_key", "random_name", "refused_names"]
+__all__ = ["NameRefused", "check_name", "name_key", "name_key_sql", "random_name", "refused_names"]

@@ -8,6 +8,19 @@ of the other seat) or a rated computer level (:func:`level_player`: ``Computer (
 player of its own whose rating anchors the scale), and never two computers.  It changes ratings
 once it is over, unless it was aborted (:mod:`dorf.server.round.finisher`).
 
+What keeps ratings from being farmed (issue 60), as lichess and Board Game Arena do:
+
+- a rated game ended before **each seat made a decision** is aborted, whether a seat resigns or
+  runs out of time (the clock's own rule for a first decision never made): nobody wins, no
+  rating changes (lichess aborts a game of fewer than two moves, one each);
+- at most :data:`PAIR_LIMIT` rated results a day (the 24 hours before a game ends) count between
+  the same two people in a mode; a rated game past them is recorded as played but changes no
+  rating (its players' view says ``"unrated": "pair-limit"``).  A computer level is no such
+  pair: it plays anyone, as often as asked, and cannot be farmed;
+- the leaderboards list only players with counted results against
+  :data:`~dorf.server.storage.daily.LEADER_OPPONENTS` different players, besides ten rated
+  games and a rating that is not provisional (:mod:`dorf.server.players.leaders`).
+
 A rating is stored as Glicko-2 leaves it after the player's last rated game, with when that game
 ended; what is shown (and what the next game starts from) is that rating with its RD grown by
 the days since (:func:`~dorf.server.players.glicko.away`), so a player back after months is
@@ -32,6 +45,10 @@ RATED_MODES = tuple(name for name, mode in MODES.items() if mode.players == (2, 
 DAY = 86400.0
 #: The id of a computer level's player (no player's id has a ``:``).
 LEVEL_PREFIX = "level:"
+#: Rated results that count between two people in a mode in a day (issue 60): enough for a
+#: game and its rematches, while two accounts taking turns to win move each other's rating by
+#: at most three games' worth a day.
+PAIR_LIMIT = 3
 
 
 @dataclass(frozen=True)
@@ -137,9 +154,20 @@ def change_json(change: RatingChange) -> dict[str, Any]:
         "rating": round(change.after, 2),
         "change": round(change.after - change.before),
         "ended": change.ended,
+        "counted": change.counted,  # false: past the day's rated results between the two
     }
 
 
 Clock = Callable[[], float]
 
-__all__ = ["RATED_MODES", "Rating", "change_json", "check_rated", "level_player", "shown", "updater"]
+__all__ = [
+    "LEVEL_PREFIX",
+    "PAIR_LIMIT",
+    "RATED_MODES",
+    "Rating",
+    "change_json",
+    "check_rated",
+    "level_player",
+    "shown",
+    "updater",
+]

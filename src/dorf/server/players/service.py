@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from dorf.server.players.accounts import Accounts, Player
 from dorf.server.players.glicko import LICHESS
 from dorf.server.players.ratings import (
+    LEVEL_PREFIX,
+    PAIR_LIMIT,
     RATED_MODES,
     Rating,
     change_json,
@@ -21,7 +23,8 @@ from dorf.server.players.ratings import (
     updater,
 )
 from dorf.server.protocol.messages import ProtocolError
-from dorf.server.round.session import COMPUTER, HERE
+from dorf.server.round.finisher import ABORTED
+from dorf.server.round.session import COMPUTER, HERE, ONLINE
 from dorf.server.storage.base import RatedGame, Refused, StorageError, StoredPlayer, now
 
 if TYPE_CHECKING:
@@ -66,8 +69,21 @@ class Players(Accounts):
         ratings = await self.ratings(player.id)
         return {
             **player.json(),
+            "player": True,
             "signed_in": await self.signed_in(player),
             "ratings": {mode: rating.json() for mode, rating in ratings.items()},
+        }
+
+    def visitor(self) -> dict[str, Any]:
+        """What ``GET /api/me`` answers a visitor who is no player yet (nothing stored): no name,
+        a new player's ratings; the first thing it does that needs a player makes one."""
+        when = self.clock()
+        return {
+            "name": None,
+            "bot": False,
+            "player": False,
+            "signed_in": False,
+            "ratings": {mode: shown(None, mode, when).json() for mode in RATED_MODES},
         }
 
     async def profile(self, name: str) -> dict[str, Any]:
@@ -81,7 +97,9 @@ class Players(Accounts):
             raise _unavailable(exc) from None
         ratings = await self.ratings(found.id)
         history: dict[str, list[dict[str, Any]]] = {mode: [] for mode in RATED_MODES}
-        for change in reversed(changes):  # oldest first
+        for change in reversed(changes):  # oldest first; a result not counted changed nothing
+            if not change.counted:
+                continue
             history.setdefault(change.mode, []).append(
                 {"game": change.game_id, "rating": round(change.after, 2), "ended": change.ended}
             )
@@ -110,8 +128,10 @@ class Players(Accounts):
 
     async def take_seats(self, raw: Any, seats: list[SeatSpec], creator: Player | None, rated: bool) -> None:
         """Who holds a new game's seats: its ``here`` seats are the creator's, and in a rated game
-        its computer seat is the level's player (``Computer (expert)``).  A rated game's seats
-        given no name are named after their players (a casual game's keep ``Player 1``...)."""
+        its computer seat is the level's player (``Computer (expert)``).  A rated game's seats go
+        by their players' names whatever name is given (issue 60: a rated seat shows who plays it);
+        the creator's seat given no name is named after its player in a game against people online
+        too (so that the others know whom they meet); a game at one screen keeps ``Player 1``..."""
         named = (
             [isinstance(item, dict) and bool(item.get("name")) for item in raw]
             if isinstance(raw, list)
@@ -119,17 +139,17 @@ class Players(Accounts):
         )
         named += [False] * (len(seats) - len(named))
         alone = sum(seat.kind == HERE for seat in seats) == 1
+        online = any(seat.kind == ONLINE for seat in seats)
         for seat, has_name in zip(seats, named, strict=True):
             if seat.kind == HERE and creator is not None:
                 seat.player_id = creator.id
-                if rated and alone and not has_name:
-                    seat.name = creator.name
+                if rated or (online and alone and not has_name):
+                    seat.name = creator.name  # a rated seat shows its player's name, always
             elif seat.kind == COMPUTER and rated:
                 level = await self.level(seat.player)
                 if level is not None:
                     seat.player_id = level.id
-                    if not has_name:
-                        seat.name = level.name
+                    seat.name = level.name
 
     def check_joiner(self, session: GameSession, seat: int, player: Player | None) -> None:
         """ProtocolError unless ``player`` may take ``seat`` of the game: in a rated game, a
@@ -147,7 +167,10 @@ class Players(Accounts):
 
     async def seats(self, game: Game) -> dict[str, Any]:
         """The players of a game's seats: name, bot, rating in its mode (rated modes), and once a
-        rated game is rated, each one's change."""
+        rated game is rated, each one's change (``counted`` false: past the day's rated results
+        between the two, none).  ``unrated`` says why a rated game that ended changed no rating:
+        ``aborted`` (too few moves), ``pair-limit`` (the pair's rated results of the day were used
+        up); None otherwise."""
         session = game.session
         ids = [seat.player_id for seat in session.seats]
         try:
@@ -171,10 +194,17 @@ class Players(Accounts):
                         "provisional": change.rd >= PROVISIONAL_RD,
                     }
                     entry["change"] = round(change.after - change.before)
+                    entry["counted"] = change.counted
                 else:
                     entry["rating"] = (await self.ratings(player.id))[session.mode].json()
             out.append(entry)
-        return {"id": game.id, "rated": bool(getattr(session, "rated", False)), "players": out}
+        rated = bool(getattr(session, "rated", False))
+        unrated = None
+        if rated and session.ending is not None and session.ending.end == ABORTED:
+            unrated = ABORTED
+        elif rated and any(not change.counted for change in changes.values()):
+            unrated = "pair-limit"
+        return {"id": game.id, "rated": rated, "unrated": unrated, "players": out}
 
     async def on_end(self, game: Game, ending: Ending) -> None:
         """A game ended (the Finisher's listener): rate it once if it is rated."""
@@ -186,7 +216,10 @@ class Players(Accounts):
             log.warning("dorf: rated game %s has no two players to rate: %s", game.id, ids)
             return
         score = 0.5 if ending.winner is None else 1.0 if ending.winner == 0 else 0.0
-        rated = RatedGame(game.id, session.mode, (ids[0], ids[1]), score, self.clock())
+        # At most PAIR_LIMIT rated results a day between two people (a computer level aside).
+        pair = (ids[0], ids[1])
+        pair_limit = 0 if any(i.startswith(LEVEL_PREFIX) for i in pair) else PAIR_LIMIT
+        rated = RatedGame(game.id, session.mode, pair, score, self.clock(), pair_limit)
         try:
             changes = await self.storage.rate_game(rated, self.update)
         except StorageError as exc:

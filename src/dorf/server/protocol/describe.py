@@ -41,8 +41,10 @@ from dorf.server.protocol.views import (
     area_json,
     describe_tile,
     face_json,
+    log_tile,
     pad_json,
     revealed_json,
+    spec_json,
 )
 from dorf.server.protocol.wire import dumps
 
@@ -257,6 +259,9 @@ class Description:
             "scores": [],
             "practice": session.practice,
             "undo": session.can_undo(),
+            # whether the coach gives this game's seats a hint (never against a person, nor in
+            # a counted daily attempt): the page shows no Hint button it would refuse
+            "hints": session.hints_refused() is None,
             "first": session.first,
             "broken": None,
             "log": self._log(),
@@ -380,4 +385,10 @@ class Description:
             text = f"{name} took {describe_tile(event.tile)}"
         else:
             text = f"{name} {kind} {event.task}"  # completed, failed
-        return {"turn": event.number, "seat": seat, "kind": kind, "text": text}
+        line: Json = {"turn": event.number, "seat": seat, "kind": kind, "text": text}
+        # What the page says in words and draws small (the text above is for bots and tools).
+        if kind in (PLACED, SET_ASIDE, PICKED):
+            line["tile"] = log_tile(event.tile)
+        if event.task is not None:
+            line["task"] = spec_json(event.task)
+        return line

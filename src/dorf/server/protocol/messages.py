@@ -55,6 +55,18 @@ class ProtocolError(ValueError):
         return {"code": self.code, "message": self.message}
 
 
+class RateLimited(ProtocolError):
+    """A request refused by a limit: HTTP 429 ``rate-limited``, and the seconds to wait."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("rate-limited", message, 429)
+        self.retry_after = retry_after
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+
 @dataclass(frozen=True)
 class Move:
     """A decision from one seat: a placement, or a pick in the Head to Head draft."""

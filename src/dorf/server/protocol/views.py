@@ -183,6 +183,20 @@ def face_json(tile: Tile) -> Json:
     return out
 
 
+def log_tile(tile: Tile) -> Json:
+    """A tile as a log line draws it small and says it in words (the page's catalog): its face
+    (the edges as drawn), its areas, its flag.
+
+    >>> from dorf.rules.tiles import Tile
+    >>> log_tile(Tile("landscape", "GGGGTT"))
+    {'face': 'GGGGTT', 'areas': [['G', [0, 1, 2, 3]], ['T', [4, 5]]]}
+    """
+    out: Json = {"face": tile.face, "areas": areas_json(tile.face)}
+    if tile.flag:
+        out["flag"] = tile.flag
+    return out
+
+
 def revealed_json(revealed: Revealed | None) -> Json | None:
     """The tile on the table: its face, what it carries, and its rotations.
 

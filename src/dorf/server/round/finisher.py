@@ -3,7 +3,9 @@
 A game ends by its last decision (``normal``: the rules decide who won), by a
 seat's time running out (``time``: the other seat wins), by a seat resigning
 (``resign``: the other wins), or because a seat never made its first decision
-(``aborted``: nobody wins, never rated).  Whichever it is, :class:`Finisher`
+(``aborted``: nobody wins, never rated).  A rated game that a seat resigns, or
+loses on time, before each seat has made a decision is aborted too
+(:func:`too_few_moves`: a game of no moves rates nobody, issue 60).  Whichever it is, :class:`Finisher`
 calls each of its :attr:`~Finisher.listeners` once with the game and its
 :class:`Ending` (the ratings are updated there, the lobby told), on the one
 server that stored the end: an end other than the last decision is stored as
@@ -63,6 +65,14 @@ def is_rated(game: Game) -> bool:
     return game.session.rated
 
 
+def too_few_moves(game: Game) -> bool:
+    """Whether a rated game has too few moves to be rated: some seat has made no decision yet
+    (lichess aborts a game of fewer than two moves, one each; the clock aborts a game whose
+    first decision never comes).  Ended so by a resignation or on time, it is aborted."""
+    session = game.session
+    return is_rated(game) and not set(range(len(session.seats))) <= set(session.deciders)
+
+
 class Finisher:
     """Ends games (time, resign, abort) and tells every end once (see the module)."""
 
@@ -94,6 +104,8 @@ class Finisher:
                 session = game.session
                 if session.is_over or (still is not None and not still(game)):
                     return False
+                if end in (RESIGN, TIME) and too_few_moves(game):
+                    end, winner = ABORTED, None
                 ending = self.ending(game, end, winner)
                 clock = session.clock
                 stopped = None if clock is None else clock.stopped(hub.now())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -135,6 +136,45 @@ def check_name(raw: Any, default: str) -> str:
     return name
 
 
+#: Letters that look like those of ``computer`` (Cyrillic, Greek, digits), for :func:`imitates_computer`.
+LOOK_ALIKES = str.maketrans(
+    {
+        "0": "o", "3": "e",
+        "\u043e": "o", "\u03bf": "o", "\u0441": "c", "\u03f2": "c", "\u0440": "p", "\u03c1": "p",
+        "\u0435": "e", "\u0442": "t", "\u03c4": "t", "\u03c5": "u", "\u057d": "u", "\u043c": "m",
+        "\u0433": "r",
+    }
+)  # fmt: skip
+
+
+def imitates_computer(name: str) -> bool:
+    """Whether a seat name would pass for a computer seat's (``Computer 2 (greedy)``, ``Computer
+    (expert)``): its letters and digits, compatibility-normalized, case-folded and with the
+    look-alikes of :data:`LOOK_ALIKES` (and ``rn`` for ``m``) read as the letters they imitate,
+    begin with ``computer``.
+
+    >>> [imitates_computer(n) for n in ("Computer (expert)", "C0mputer", "co mputer", "\\u0421omputer 1")]
+    [True, True, True, True]
+    >>> [imitates_computer(n) for n in ("Ann", "Player 1", "Compute", "My computer")]
+    [False, False, False, False]
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOK_ALIKES)
+    letters = "".join(ch for ch in folded if ch.isalnum()).replace("rn", "m")
+    return letters.startswith("computer")
+
+
+def check_person_name(raw: Any, default: str) -> str:
+    """A name of a seat played by a person (:func:`check_name`), refused (``bad-name``) if it
+    would pass for a computer seat's: ``Computer (…)`` is shown for real computer seats only."""
+    name = check_name(raw, default)
+    if imitates_computer(name):
+        raise ProtocolError(
+            "bad-name",
+            "a seat of a person is not named like a computer seat (Computer ...): choose another name",
+        )
+    return name
+
+
 def draw_seed() -> int:
     """The seed of a game whose creator chose none: 63 bits from :mod:`secrets`."""
     return secrets.randbits(SEED_BITS)
@@ -218,7 +258,9 @@ def read_seats(data: dict[str, Any], mode: str, commands: BotCommands | None) ->
         player = check_player_spec(item.get("player", "greedy"), commands) if kind == COMPUTER else None
         shown = "bot" if player and player.startswith(COMMAND_PREFIX) else player
         default = f"Computer {i + 1} ({shown})" if player else f"Player {i + 1}"
-        seats.append(SeatSpec(kind, check_name(item.get("name"), default), player))
+        checked = check_name if kind == COMPUTER else check_person_name
+        name = checked(item.get("name"), default)
+        seats.append(SeatSpec(kind, name, player))
     return seats, first
 
 
@@ -365,8 +407,14 @@ class Seating:
         """Seat ``seat`` taken (its invitation used up, the game's lock held): a new token."""
         session = game.session
         self.hub.players.check_joiner(session, seat, player)
-        named = player is not None and session.rated  # a rated game's seat: its player's name
-        name = check_name(raw_name, player.name if named and player is not None else session.seats[seat].name)
+        # The seat of a player goes by the player's name unless another is given (a rated game's
+        # default): the others meet the name their lobby, profile and rematch offers show.  A rated
+        # game's seat always shows its player's name (issue 60: no "Computer (expert)", no second
+        # "Alice"); no seat of a person is named like a computer's.
+        if session.rated and player is not None:
+            name = player.name
+        else:
+            name = check_person_name(raw_name, session.seats[seat].name if player is None else player.name)
         token = secrets.token_urlsafe(24)
         token_hash = secret_hash(token)
         change = Change(game.id, session.version + 1, SEAT, seat)

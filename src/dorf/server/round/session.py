@@ -238,6 +238,19 @@ class GameSession:
     def phase(self) -> str:
         return self.state.phase
 
+    def hints_refused(self) -> str | None:
+        """Why the coach gives no hint in this game, to any seat (None: it gives them): a game
+        against another person (an online seat), or a counted attempt at the daily challenge;
+        a practice game has them.  The game's description says it (``"hints"``), so that the
+        page offers no Hint it would refuse."""
+        if self.practice:
+            return None
+        if any(s.kind == ONLINE for s in self.seats):
+            return "no hints in a game against another person (only in practice games)"
+        if self.daily is not None:
+            return "no hints in your attempt at the daily challenge (practice games of it have them)"
+        return None
+
     def waiting(self) -> tuple[int, ...]:
         """The seats that may decide now."""
         return self.description.waiting()

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 if TYPE_CHECKING:
     from dorf.server.lobby.pairing import Seek
     from dorf.server.storage.daily import DayRow, Leader, Result
-    from dorf.server.storage.lobby import Choose, OpenGame, Pool
+    from dorf.server.storage.lobby import Choose, OpenGame, Pool, PoolCount
 
 T = TypeVar("T")
 
@@ -305,8 +305,10 @@ class Storage(Protocol):
         """Forget the seeks of servers that died."""
         ...
 
-    async def lobby_open(self, entry: OpenGame, limit: int) -> bool:
-        """List an open game, unless its creator has ``limit`` open games and seeks."""
+    async def lobby_open(self, entry: OpenGame, limit: int, per_address: int = 0) -> str | None:
+        """List an open game, unless its creator has ``limit`` open games and seeks, or its
+        address ``per_address`` open games listed (0: no bound): None if listed, else which
+        bound refused it (``"player"``, ``"address"``)."""
         ...
 
     async def lobby_seats(self, game_id: str, free: int) -> bool:
@@ -314,6 +316,10 @@ class Storage(Protocol):
         ...
 
     async def lobby_games(self) -> list[OpenGame]: ...
+
+    async def lobby_pools(self, limit: int) -> list[PoolCount]:
+        """How many seek in each pool, the fullest ``limit`` pools (mode, clock, rated, count)."""
+        ...
 
     async def lobby_tell(self, payload: str) -> None:
         """Tell the other servers (``dorf_lobby``); nobody, alone."""
@@ -325,9 +331,12 @@ class Storage(Protocol):
 
     # --- players and ratings (dorf.server.players) ----------------------------------------
 
-    async def new_player(self, player: StoredPlayer, session_hash: str | None) -> None:
+    async def new_player(
+        self, player: StoredPlayer, session_hash: str | None, at: float | None = None
+    ) -> None:
         """Store a new player (and its first session, the hash of its cookie's secret):
-        :class:`Refused` if its name is taken (ignoring case)."""
+        :class:`Refused` if its name is taken (by its skeleton, ``name_key``), or held for the
+        player who gave it up (at ``at``, seconds since 1970; None: now)."""
         ...
 
     async def find_player(self, *, session: str = "", token: str = "", name: str = "") -> StoredPlayer | None:
@@ -339,17 +348,31 @@ class Storage(Protocol):
         """The players of these ids (those that exist)."""
         ...
 
-    async def rename_player(self, player_id: str, name: str) -> None:
-        """Change a player's name: :class:`Refused` if another player has it (ignoring case)."""
+    async def rename_player(
+        self, player_id: str, name: str, at: float | None = None, hold_until: float = 0.0
+    ) -> None:
+        """Change a player's name: :class:`Refused` if another player has it (by its skeleton) or
+        it is held for another; the name given up is held for this player until ``hold_until``."""
+        ...
+
+    async def forget_player(self, player_id: str) -> bool:
+        """Remove a player made for a request that failed, unless it has played: whether it did."""
+        ...
+
+    async def sweep_players(self, before: str, at: float, limit: int = 1000) -> tuple[int, int]:
+        """Remove the new players made before ``before`` (ISO 8601) who never played, at most
+        ``limit`` looked at; forget the name holds over at ``at``: ``(looked at, removed)``."""
         ...
 
     async def password_of(self, player_id: str) -> str | None:
         """The hash of a player's password (None: it has none)."""
         ...
 
-    async def set_password(self, player_id: str, password_hash: str, keep_session: str | None) -> None:
+    async def set_password(
+        self, player_id: str, password_hash: str, keep_session: str | None, end_tokens: bool = False
+    ) -> None:
         """Set a player's password (its hash); every session of the player but ``keep_session``
-        ends (the other devices sign in again)."""
+        ends (the other devices sign in again), and with ``end_tokens`` every API token."""
         ...
 
     async def add_session(self, player_id: str, session_hash: str) -> None:
@@ -360,8 +383,27 @@ class Storage(Protocol):
         """A device signed out: its cookie's secret names nobody any more."""
         ...
 
-    async def add_token(self, player_id: str, token_hash: str) -> None:
-        """An API token (its hash) now names the player, which is a bot account from now on."""
+    async def add_token(self, player_id: str, token_hash: str, label: str = "", limit: int = 0) -> str:
+        """An API token (its hash) now names the player, which is a bot account from now on: its
+        id (what lists and revokes it; the hash's first 16 digits).  :class:`Refused` if the
+        player has ``limit`` tokens already (0: no limit)."""
+        ...
+
+    async def tokens_of(self, player_id: str) -> list[StoredToken]:
+        """A player's API tokens (never their hashes), the oldest first."""
+        ...
+
+    async def revoke_token(self, player_id: str, token_id: str) -> bool:
+        """End the player's token of this id: whether there was one (another's is not found)."""
+        ...
+
+    async def token_used(self, token_hash: str, when: str, before: str) -> None:
+        """Note that a token was used ``when``, unless it was noted at ``before`` or later."""
+        ...
+
+    async def end_sessions(self, player_id: str, keep_session: str | None, tokens: bool) -> None:
+        """Sign a player out everywhere: every session but ``keep_session`` ends, and with
+        ``tokens`` every API token too."""
         ...
 
     async def ratings_of(self, player_id: str) -> list[StoredRating]:
@@ -420,7 +462,12 @@ class Storage(Protocol):
 
     async def daily_close(self, day: str) -> bool: ...
 
-    async def daily_lessons(self, game_id: str, text: str | None = None) -> str | None: ...
+    async def game_lessons(
+        self, game_id: str, seats: str, text: str | None = None, made: float = 0.0
+    ) -> str | None:
+        """The coach's lessons of a finished game for ``seats`` ("0", "0,1") as kept (JSON text;
+        None: not computed yet); ``text``: keep these first, unless some are kept already."""
+        ...
 
     async def leaders(self, mode: str, limit: int, offset: int = 0) -> list[Leader]:
         """The rated players a leaderboard may list, best first."""
@@ -440,6 +487,17 @@ class StoredPlayer:
 
 
 @dataclass(frozen=True)
+class StoredToken:
+    """An API token as its player sees it listed: its id, label, when it was made and last used
+    (ISO 8601 in UTC; last used to the minute or so, None: never)."""
+
+    id: str
+    label: str
+    created: str
+    last_used: str | None
+
+
+@dataclass(frozen=True)
 class StoredRating:
     """A player's rating in one mode: Glicko-2's rating, deviation and volatility, its rated
     games, and when the last one ended (seconds since 1970)."""
@@ -455,13 +513,16 @@ class StoredRating:
 @dataclass(frozen=True)
 class RatedGame:
     """A rated game to rate: its id, mode, its two players (ids, in seat order) and the first
-    one's score (1 won, 0.5 drawn, 0 lost), and when it ended (seconds since 1970)."""
+    one's score (1 won, 0.5 drawn, 0 lost), and when it ended (seconds since 1970).
+    ``pair_limit``: the most rated results the two may have recorded in the mode in the day
+    before it ended (0: no limit); past it the game is recorded, not counted (no rating changes)."""
 
     id: str
     mode: str
     players: tuple[str, str]
     score: float
     ended: float
+    pair_limit: int = 0
 
 
 @dataclass(frozen=True)
@@ -478,6 +539,8 @@ class RatingChange:
     after: float
     rd: float
     ended: float
+    #: Whether it changed the ratings (False: the pair's rated results of the day were used up).
+    counted: bool = True
 
 
 #: ``update(game, [rating of each player as stored, or None])``: for each player in order, the

@@ -12,11 +12,14 @@ transaction of its own by either storage (``people``, as :mod:`~dorf.server.stor
 - ``server_daily_result``: one counted attempt per player and day.  Its key ``(day, player_id)``
   is what makes the attempt one: two attempts started at once (on two servers) insert the same
   key, and only one insert takes.  The score follows the game's moves; once the day closes each
-  row keeps its rank.  The coach's lessons are kept with it once computed;
+  row keeps its rank;
 - ``server_daily_score``: how many attempts of a day have each score, changed in the transaction
   that changes an attempt's score (the lower score's row first, so two servers never deadlock):
   a rank is a sum over the scores above, a median a walk up the scores, whatever the number of
-  players (a few hundred distinct scores against a hundred thousand attempts).
+  players (a few hundred distinct scores against a hundred thousand attempts);
+- ``server_lessons``: the coach's lessons of a finished game (an attempt, practice, any game), by
+  game and the seats they are for, kept once computed: they are computed once per game, and
+  read from here by a second request or another server.
 
 The indexes, argued (``docs/server.md``, "The daily challenge"):
 
@@ -29,7 +32,8 @@ The indexes, argued (``docs/server.md``, "The daily challenge"):
 - ``server_daily_result (game_id)``: a game's attempt (its score as it is played);
 - ``server_rating_leaders (mode, rating DESC) WHERE games >= 10 AND rd < 110``: a partial index
   holding only the players a leaderboard may list, in rating order: its top 100 are the index's
-  first 100 entries, however many players there are.
+  first 100 entries, however many players there are; each is checked to have counted results
+  against 3 different players (``server_rating_game (player_id, ended)``: its own games only).
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ T = TypeVar("T")
 
 #: A leaderboard lists players with at least this many rated games and an RD below this (lichess).
 LEADER_GAMES, LEADER_RD = 10, 110.0
+#: ... and counted rated results against at least this many different players (issue 60: two
+#: accounts that only play each other list nobody).
+LEADER_OPPONENTS = 3
 
 SCHEMA_STEP = f"""
     CREATE TABLE server_secret (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,6 +85,22 @@ SCHEMA_STEP = f"""
     CREATE INDEX server_rating_leaders ON server_rating (mode, rating DESC)
         WHERE games >= {LEADER_GAMES} AND rd < {LEADER_RD};
     ALTER TABLE server_game ADD COLUMN daily TEXT
+"""
+
+#: The coach's lessons of any finished game (issue 60), kept once computed: by game and the seats
+#: they are for (``"0"``, ``"0,1"``), so that a second request, or another server, reads them.  The
+#: lessons kept with counted attempts before this step move here.
+LESSONS_STEP = """
+    CREATE TABLE server_lessons (
+        game_id TEXT NOT NULL REFERENCES server_game (id) ON DELETE CASCADE,
+        seats TEXT NOT NULL,
+        lessons TEXT NOT NULL,
+        made DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (game_id, seats)
+    );
+    INSERT INTO server_lessons (game_id, seats, lessons, made)
+        SELECT r.game_id, '0', r.lessons, r.started FROM server_daily_result r
+        JOIN server_game g ON g.id = r.game_id WHERE r.lessons IS NOT NULL
 """
 
 
@@ -155,10 +178,13 @@ class DailyTables:
 
     @staticmethod
     def day(sql: Sql, day: str) -> DayRow:
-        sql("INSERT INTO server_daily (day) VALUES (%s) ON CONFLICT (day) DO NOTHING", (day,))
+        """A day's row as stored; a day nobody played has none (a read writes nothing: the row
+        is made by the day's first attempt or expert game)."""
         row = sql(
             "SELECT day, players, expert_score, closed FROM server_daily WHERE day = %s", (day,)
         ).fetchone()
+        if row is None:
+            return DayRow(day, 0, None, False)
         return DayRow(row[0], int(row[1]), row[2], bool(row[3]))
 
     @staticmethod
@@ -333,21 +359,30 @@ class DailyTables:
         return True
 
     @staticmethod
-    def lessons(sql: Sql, game_id: str, text: str | None) -> str | None:
-        """A counted attempt's lessons as kept (``text``: keep these first)."""
+    def lessons(sql: Sql, game_id: str, seats: str, text: str | None, made: float) -> str | None:
+        """A game's lessons for ``seats`` as kept (``text``: keep these first, unless some are)."""
         if text is not None:
-            sql("UPDATE server_daily_result SET lessons = %s WHERE game_id = %s", (text, game_id))
-        row = sql("SELECT lessons FROM server_daily_result WHERE game_id = %s", (game_id,)).fetchone()
-        return None if row is None or row[0] is None else str(row[0])
+            sql(
+                "INSERT INTO server_lessons (game_id, seats, lessons, made) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (game_id, seats) DO NOTHING",
+                (game_id, seats, text, made),
+            )
+        row = sql(
+            "SELECT lessons FROM server_lessons WHERE game_id = %s AND seats = %s", (game_id, seats)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     @staticmethod
     def leaders(sql: Sql, mode: str, limit: int, offset: int) -> list[Leader]:
         """The rated players a leaderboard may list (``LEADER_GAMES`` games, RD below ``LEADER_RD``
-        as stored), best first."""
+        as stored, counted results against ``LEADER_OPPONENTS`` different players), best first."""
         rows = sql(
             "SELECT p.name, r.rating, r.rd, r.volatility, r.games, r.played FROM server_rating r"
             " JOIN server_player p ON p.id = r.player_id"
             f" WHERE r.mode = %s AND r.games >= {LEADER_GAMES} AND r.rd < {LEADER_RD}"
+            " AND (SELECT count(DISTINCT g.opponent_id) FROM server_rating_game g"
+            "  WHERE g.player_id = r.player_id AND g.mode = r.mode AND g.counted = 1)"
+            f" >= {LEADER_OPPONENTS}"
             " ORDER BY r.rating DESC LIMIT %s OFFSET %s",
             (mode, limit, offset),
         ).fetchall()
@@ -408,11 +443,24 @@ class DailyCalls:
     async def daily_close(self, day: str) -> bool:
         return await self.people(DailyTables.close_day, day)
 
-    async def daily_lessons(self, game_id: str, text: str | None = None) -> str | None:
-        return await self.people(DailyTables.lessons, game_id, text)
+    async def game_lessons(
+        self, game_id: str, seats: str, text: str | None = None, made: float = 0.0
+    ) -> str | None:
+        """The coach's lessons of a finished game for ``seats`` as kept (``text``: keep these)."""
+        return await self.people(DailyTables.lessons, game_id, seats, text, made)
 
     async def leaders(self, mode: str, limit: int, offset: int = 0) -> list[Leader]:
         return await self.people(DailyTables.leaders, mode, limit, offset)
 
 
-__all__ = ["LEADER_GAMES", "LEADER_RD", "DailyCalls", "DailyTables", "DayRow", "Leader", "Result"]
+__all__ = [
+    "LEADER_GAMES",
+    "LEADER_OPPONENTS",
+    "LEADER_RD",
+    "LESSONS_STEP",
+    "DailyCalls",
+    "DailyTables",
+    "DayRow",
+    "Leader",
+    "Result",
+]

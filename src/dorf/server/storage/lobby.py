@@ -15,8 +15,10 @@ channel ``dorf_lobby`` (an open game changed; a seek of yours was paired, with t
 invitation), in the transaction that made the change.  A server alone on SQLite keeps its seeks
 in memory (they end with their sockets) and its open games in the table.
 
-A player has at most ``limit`` open games and seeks at once: counted and inserted in one
-transaction, under an advisory lock on the player on PostgreSQL (SQLite's one thread is enough).
+A player has at most ``limit`` open games and seeks at once, and an address at most
+``per_address`` open games in the public list (``lobby_game.address``: the address that listed it;
+a rematch offered to one player has none): counted and inserted in one transaction, under an
+advisory lock on the player and on the address on PostgreSQL (SQLite's one thread is enough).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ LOBBY_CHANNEL = "dorf_lobby"
 Choose = Callable[[list[Seek], float], list[tuple[Seek, Seek]]]
 #: A pool: mode, clock, rated.
 Pool = tuple[str, str | None, bool]
+#: A pool and how many seek in it.
+PoolCount = tuple[str, str | None, bool, int]
 
 SCHEMA_STEP = """
     CREATE TABLE lobby_game (
@@ -91,6 +95,8 @@ class OpenGame:
     seats: int
     invited: str | None
     since: float
+    #: The address that listed it ("": none counted, a rematch offered to one player).
+    address: str = ""
 
     def row(self) -> tuple[Any, ...]:
         return (
@@ -110,12 +116,22 @@ class OpenGame:
 
 
 OPEN_COLUMNS = "game_id, creator, name, rating, rd, mode, clock, rated, free, seats, invited, since"
+#: The step that adds the address an open game was listed from (issue 60: a bound an address).
+ADDRESS_STEP = """
+    ALTER TABLE lobby_game ADD COLUMN address TEXT NOT NULL DEFAULT '';
+    CREATE INDEX lobby_game_by_address ON lobby_game (address)
+"""
+#: Why an open game was not listed: its player's bound, or its address's.
+PLAYER_FULL, ADDRESS_FULL = "player", "address"
 SEEK_COLUMNS = "id, player, name, rating, rd, mode, clock, rated, since"
 
 
 def open_game(row: Sequence[Any]) -> OpenGame:
-    game, creator, name, rating, rd, mode, clock, rated, free, seats, invited, since = row
-    return OpenGame(game, creator, name, rating, rd, mode, clock, bool(rated), free, seats, invited, since)
+    """An open game from its row (:data:`OPEN_COLUMNS`, then ``address``)."""
+    game, creator, name, rating, rd, mode, clock, rated, free, seats, invited, since, address = row
+    return OpenGame(
+        game, creator, name, rating, rd, mode, clock, bool(rated), free, seats, invited, since, address
+    )
 
 
 def seek_of(row: Sequence[Any]) -> Seek:
@@ -196,19 +212,36 @@ class PostgresLobby:
             )
         return made
 
+    def pools(self, conn: Any, limit: int) -> list[PoolCount]:
+        """How many seek in each pool (the fullest ``limit`` pools): counts only, no names."""
+        rows = conn.execute(
+            "SELECT mode, clock, rated, count(*) FROM lobby_seek GROUP BY mode, clock, rated"
+            " ORDER BY count(*) DESC, mode, clock, rated LIMIT %s",
+            (limit,),
+        ).fetchall()
+        return [(str(m), None if c == NO_CLOCK else str(c), bool(r), int(n)) for m, c, r, n in rows]
+
     def forget_dead(self, conn: Any) -> None:
         """The seeks of servers no longer alive (their sockets are gone with them)."""
         conn.execute("DELETE FROM lobby_seek WHERE instance NOT IN (SELECT id FROM server_instance)")
 
-    def add_open(self, conn: Any, entry: OpenGame, limit: int) -> bool:
+    def add_open(self, conn: Any, entry: OpenGame, limit: int, per_address: int) -> str | None:
+        """List ``entry``: None, or why not (:data:`PLAYER_FULL`, :data:`ADDRESS_FULL`)."""
         if self.count(conn, entry.creator) >= limit:
-            return False
+            return PLAYER_FULL
+        if entry.address and per_address:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"lobby-address:{entry.address}",))
+            row = conn.execute(
+                "SELECT count(*) FROM lobby_game WHERE address = %s AND invited IS NULL", (entry.address,)
+            ).fetchone()
+            if int(row[0]) >= per_address:
+                return ADDRESS_FULL
         conn.execute(
-            f"INSERT INTO lobby_game ({OPEN_COLUMNS})"
-            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {self.epoch})",
-            entry.row()[:-1],
+            f"INSERT INTO lobby_game ({OPEN_COLUMNS}, address)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {self.epoch}, %s)",
+            (*entry.row()[:-1], entry.address),
         )
-        return True
+        return None
 
     def set_free(self, conn: Any, game_id: str, free: int) -> bool:
         """A seat of an open game was taken (or it ended: ``free`` 0): whether its row changed."""
@@ -221,7 +254,9 @@ class PostgresLobby:
         )
 
     def open_games(self, conn: Any) -> list[OpenGame]:
-        rows = conn.execute(f"SELECT {OPEN_COLUMNS} FROM lobby_game ORDER BY since, game_id").fetchall()
+        rows = conn.execute(
+            f"SELECT {OPEN_COLUMNS}, address FROM lobby_game ORDER BY since, game_id"
+        ).fetchall()
         return [open_game(row) for row in rows]
 
     def notify(self, conn: Any, payload: str) -> None:
@@ -256,14 +291,30 @@ class SqliteLobby:
                 del self.seeks[seek.id]
         return made
 
-    def add_open(self, conn: Any, entry: OpenGame, limit: int) -> bool:
-        if self.count(conn, entry.creator) >= limit:
-            return False
-        conn.execute(
-            f"INSERT INTO lobby_game ({OPEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            entry.row(),
+    def pools(self, limit: int) -> list[PoolCount]:
+        counted: dict[Pool, int] = {}
+        for s in self.seeks.values():
+            counted[(s.mode, s.clock, s.rated)] = counted.get((s.mode, s.clock, s.rated), 0) + 1
+        ranked = sorted(
+            counted.items(), key=lambda item: (-item[1], item[0][0], item[0][1] or "", item[0][2])
         )
-        return True
+        return [(*pool, n) for pool, n in ranked[:limit]]
+
+    def add_open(self, conn: Any, entry: OpenGame, limit: int, per_address: int) -> str | None:
+        if self.count(conn, entry.creator) >= limit:
+            return PLAYER_FULL
+        if entry.address and per_address:
+            row = conn.execute(
+                "SELECT count(*) FROM lobby_game WHERE address = ? AND invited IS NULL", (entry.address,)
+            ).fetchone()
+            if int(row[0]) >= per_address:
+                return ADDRESS_FULL
+        conn.execute(
+            f"INSERT INTO lobby_game ({OPEN_COLUMNS}, address)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*entry.row(), entry.address),
+        )
+        return None
 
     def set_free(self, conn: Any, game_id: str, free: int) -> bool:
         if free <= 0:
@@ -275,7 +326,9 @@ class SqliteLobby:
         return bool(changed)
 
     def open_games(self, conn: Any) -> list[OpenGame]:
-        rows = conn.execute(f"SELECT {OPEN_COLUMNS} FROM lobby_game ORDER BY since, game_id").fetchall()
+        rows = conn.execute(
+            f"SELECT {OPEN_COLUMNS}, address FROM lobby_game ORDER BY since, game_id"
+        ).fetchall()
         return [open_game(row) for row in rows]
 
 
@@ -326,12 +379,15 @@ class PostgresLobbyCalls:
     async def lobby_sweep(self) -> None:
         await self._lobby(self.lobby.forget_dead)
 
-    async def lobby_open(self, entry: OpenGame, limit: int) -> bool:
-        def add(conn: Any) -> bool:
-            added = self.lobby.add_open(conn, entry, limit)
-            if added:
+    async def lobby_pools(self, limit: int) -> list[PoolCount]:
+        return await self._lobby(self.lobby.pools, limit)
+
+    async def lobby_open(self, entry: OpenGame, limit: int, per_address: int = 0) -> str | None:
+        def add(conn: Any) -> str | None:
+            refused = self.lobby.add_open(conn, entry, limit, per_address)
+            if refused is None:
                 self.lobby.notify(conn, note("games"))
-            return added
+            return refused
 
         return await self._lobby(add)
 

@@ -15,8 +15,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dorf.server.storage.base import DamagedGame, StoredGame, StoredSeat
+from dorf.server.storage.daily import LESSONS_STEP
 from dorf.server.storage.daily import SCHEMA_STEP as DAILY_STEP
+from dorf.server.storage.lobby import ADDRESS_STEP as LOBBY_ADDRESS_STEP
 from dorf.server.storage.lobby import SCHEMA_STEP as LOBBY_STEP
+from dorf.server.storage.people import COUNTED_STEP, NAMES_STEP, TOKENS_STEP
 from dorf.server.storage.people import SCHEMA_STEP as PLAYERS_STEP
 
 SCHEMA: tuple[str, ...] = (
@@ -106,6 +109,18 @@ SCHEMA: tuple[str, ...] = (
     # The daily challenge (issue 32): the seeds' secret, the days, the counted attempts; the
     # rating leaderboards' index; a game's day if it is one of the challenge's shuffles.
     DAILY_STEP,
+    # The lobby's doors (issue 60): the address an open game was listed from, so that an
+    # address lists a bounded number of open games at once.
+    LOBBY_ADDRESS_STEP,
+    # API tokens listed and revoked (issue 60): each token's id, label and when it was last used.
+    TOKENS_STEP,
+    # The coach's lessons of any finished game, kept once computed (issue 60).
+    LESSONS_STEP,
+    # Rated results past the day's limit between two players, recorded but not counted (issue 60).
+    COUNTED_STEP,
+    # Players made when needed and swept if they never play; names told apart by their skeletons
+    # (the keys computed again), a name given up held a while (issue 60).
+    NAMES_STEP,
 )
 
 #: A new game's clock; the clock started when the last seat is taken.

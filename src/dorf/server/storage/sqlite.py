@@ -49,7 +49,7 @@ from dorf.server.storage.base import (
     now,
 )
 from dorf.server.storage.daily import DailyCalls
-from dorf.server.storage.lobby import Choose, OpenGame, Pool, SqliteLobby, player_games
+from dorf.server.storage.lobby import Choose, OpenGame, Pool, PoolCount, SqliteLobby, player_games
 from dorf.server.storage.people import PeopleCalls, Sql
 from dorf.server.storage.schema import (
     DEADLINES_QUERY,
@@ -366,9 +366,12 @@ class SqliteStorage(PeopleCalls, DailyCalls):
     async def lobby_sweep(self) -> None:
         """Nothing: a seek here ends with its socket, on this server."""
 
-    async def lobby_open(self, entry: OpenGame, limit: int) -> bool:
+    async def lobby_pools(self, limit: int) -> list[PoolCount]:
+        return await self.run(self.lobby.pools, limit)  # the seeks are the database thread's
+
+    async def lobby_open(self, entry: OpenGame, limit: int, per_address: int = 0) -> str | None:
         stamped = dataclasses.replace(entry, since=time.time())
-        return await self.run(lambda: self.lobby.add_open(self._tables.conn, stamped, limit))
+        return await self.run(lambda: self.lobby.add_open(self._tables.conn, stamped, limit, per_address))
 
     async def lobby_seats(self, game_id: str, free: int) -> bool:
         return await self.run(lambda: self.lobby.set_free(self._tables.conn, game_id, free))

@@ -1,0 +1,51 @@
+"""A rematch offered is pushed to the invited player at once (issue 61: it showed only after a
+reload).
+
+Every server reads the lobby's rows again when any server changes them (``dorf_lobby``); an
+offer it has not seen before is told, on that server, to the invited player's lobby sockets and
+to the sockets of their finished games against the asker that hold their seat (where a player
+is at the end of a game): ``{"type": "rematch", "game", "mode", "clock", "rated", "name"}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from dorf.server.protocol.views import Json
+from dorf.server.protocol.wire import dumps
+from dorf.server.round.clients import Connection
+from dorf.server.storage.lobby import OpenGame
+
+if TYPE_CHECKING:
+    from dorf.server.hub import Hub
+
+
+def offer_json(offer: OpenGame) -> Json:
+    """A rematch offered, as the invited player is told it (``name``: who asks)."""
+    return {
+        "game": offer.game,
+        "mode": offer.mode,
+        "clock": offer.clock,
+        "rated": offer.rated,
+        "name": offer.name,
+    }
+
+
+def push_offer(hub: Hub, lobby_clients: Iterable[Connection], offer: OpenGame) -> None:
+    """Tell ``offer`` to its invited player's sockets on this server (see the module)."""
+    text = dumps({"type": "rematch", **offer_json(offer)})
+    for conn in list(lobby_clients):
+        if conn.player_id == offer.invited:
+            conn.send(text)
+    for game in list(hub.games.values()):
+        session = game.session
+        if not game.connections or not session.is_over:
+            continue
+        ids = [seat.player_id for seat in session.seats]
+        if offer.creator not in ids or offer.invited not in ids:
+            continue
+        theirs = {i for i, player_id in enumerate(ids) if player_id == offer.invited}
+        for conn in list(game.connections):
+            if conn.seats & theirs:
+                conn.send(text)
