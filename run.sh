@@ -21,6 +21,23 @@ fi
 # Everything the test suite exercises: the test tools and every optional extra.
 TEST_EXTRAS=test,web,rl,openspiel,ray,plot,learn
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+# pip installs dorf with the extras asked for, unless the last install here (.venv/.dorf-installed
+# lists its extras) has them all and is newer than what an install is built from (pyproject.toml,
+# setup.py, the C files; the Python files are read in place): a second start begins at once.
+STAMP=.venv/.dorf-installed
+install() {
+  local want=$1 had="" missing=""
+  if [ -f "$STAMP" ]; then had=",$(cat "$STAMP"),"; fi
+  for extra in ${want//,/ }; do
+    [[ "$had" == *",$extra,"* ]] || missing=$extra
+  done
+  if [ -n "$had" ] && [ -z "$missing" ] && [ -z "$(find pyproject.toml setup.py src/dorf \( -name pyproject.toml \
+      -o -name setup.py -o -name '*.c' \) -newer "$STAMP" -print -quit)" ]; then
+    return 0
+  fi
+  "${PIP[@]}" -e ".${want:+[$want]}"
+  printf '%s\n' ${had//,/ } ${want//,/ } | sort -u | paste -sd, - >"$STAMP"
+}
 # No command, or options only (./run.sh --port 8765): serve with them.
 if [ $# -eq 0 ] || [[ "$1" == -* ]]; then
   command=serve
@@ -50,7 +67,7 @@ case "$command" in
     if has_postgres; then
       export DORF_REQUIRE_POSTGRES=1
     fi
-    "${PIP[@]}" -e ".[$TEST_EXTRAS]"
+    install "$TEST_EXTRAS"
     # A test fails if the compiled core silently did not build where it should have.
     if [ -n "${CI:-}" ] || command -v "${CC:-cc}" >/dev/null 2>&1; then
       export DORF_REQUIRE_COMPILED="${DORF_REQUIRE_COMPILED:-1}"
@@ -65,11 +82,11 @@ case "$command" in
     exec .venv/bin/python -m pytest "$@"
     ;;
   serve)
-    "${PIP[@]}" -e ".[web]"
+    install web
     exec .venv/bin/dorf serve "$@"
     ;;
   *)
-    "${PIP[@]}" -e .
+    install ""
     exec .venv/bin/dorf "$command" "$@"
     ;;
 esac

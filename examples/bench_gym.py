@@ -13,7 +13,7 @@ printed, in steps per second of wall time and per second of this process's CPU t
 work on a busy machine does not count there), with the ratio compiled / pure of the wrapped
 figures, and whether both backends saw the very same observations, masks, rewards and infos
 (a digest of the first ten episodes, taken in an untimed run).
-The figures are quoted in README.md and docs/engine.md.
+The figures are quoted in docs/engine.md (and, by date, CHANGELOG.md).
 """
 
 from __future__ import annotations

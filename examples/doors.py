@@ -92,6 +92,16 @@ def count_rows(db: Path, table: str, what: str = "*") -> int:
         return int(conn.execute(f"SELECT count({what}) FROM {table}").fetchone()[0])
 
 
+def rated_results(db: Path) -> int:
+    """The games whose rated results changed ratings (a server with a daily limit between two
+    players records the results past it, ``counted`` 0, without changing ratings)."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(server_rating_game)")}
+        counted = " WHERE counted = 1" if "counted" in columns else ""
+        query = f"SELECT count(DISTINCT game_id) FROM server_rating_game{counted}"
+        return int(conn.execute(query).fetchone()[0])
+
+
 # --- 1. reads -------------------------------------------------------------------------------
 
 
@@ -190,7 +200,7 @@ def rematch_chain(base: str, db: Path, seconds: float, moves: bool) -> Json:
         status, _ = who.call("POST", "/api/me", {})
         if status >= 400:  # a server whose reads make players
             who.call("GET", "/api/me")
-    before = count_rows(db, "server_rating_game", "DISTINCT game_id")
+    before = rated_results(db)
     body = {
         "mode": "duel",
         "open": True,
@@ -231,7 +241,7 @@ def rematch_chain(base: str, db: Path, seconds: float, moves: bool) -> Json:
     return {
         "moves_first": moves,
         "games": games,
-        "rated_results": count_rows(db, "server_rating_game", "DISTINCT game_id") - before,
+        "rated_results": rated_results(db) - before,
         "s": round(took, 1),
         "stopped": stopped,
     }

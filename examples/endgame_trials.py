@@ -38,11 +38,11 @@ from typing import Any
 
 from planner_rollouts import against, collected
 
+from dorf.commands.simulate import player_seed
 from dorf.games.coop import CoopGame
 from dorf.lab.clairvoyant import Clairvoyant
-from dorf.lab.simulate import player_seed
 from dorf.players import planner
-from dorf.players.planner import PlannerV4, position_of
+from dorf.players.planner import PlannerPlayer, position_of
 from dorf.rules.area import Placement
 from dorf.rules.tasks import COMPLETED, FAILED
 
@@ -52,7 +52,7 @@ Saved = dict[int, tuple[list[Placement], Any]]
 def save(job: tuple[int, int]) -> tuple[int, list[Placement], Any]:
     """Play one game until ``threshold`` tiles are left to reveal: its placements, the player's state."""
     seed, threshold = job
-    player = PlannerV4(player_seed(seed, 0))
+    player = PlannerPlayer(player_seed(seed, 0), version="planner-v4")
     state = CoopGame(seed=seed).new_state()
     played: list[Placement] = []
     while not state.is_over:
@@ -88,7 +88,7 @@ def play(seed: int) -> dict[str, Any]:
         state.play(placement)
     options = dict(_OPTIONS)
     seer = options.pop("clairvoyant", None)
-    player = PlannerV4(player_seed(seed, 0), **options)
+    player = PlannerPlayer(player_seed(seed, 0), version="planner-v4", **options)
     player.rng.setstate(random_state)
     # The research bound, never a seat: told the real order of the stacks (dorf.lab.clairvoyant).
     clairvoyant = None if seer is None else Clairvoyant(seed, width=seer, tries=seer)

@@ -34,10 +34,10 @@ from typing import Any
 
 from planner_rollouts import policy_move
 
+from dorf.commands.simulate import player_seed
+from dorf.commands.tune import _outcomes, _record, fit
 from dorf.games.coop import CoopGame
 from dorf.games.state import GameState, GameView
-from dorf.lab.simulate import player_seed
-from dorf.lab.tune import _outcomes, _record, fit
 from dorf.players.evaluation import Evaluator, Weights, load_weights, weights_document
 from dorf.players.planner import PlannerPlayer, position_of
 from dorf.rules.area import Placement, placements_of

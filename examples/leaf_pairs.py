@@ -46,9 +46,9 @@ from typing import Any
 from leaf_evaluation import play_out
 from planner_rollouts import policy_move
 
+from dorf.commands.simulate import player_seed
+from dorf.commands.tune import _record
 from dorf.games.coop import CoopGame
-from dorf.lab.simulate import player_seed
-from dorf.lab.tune import _record
 from dorf.players.evaluation import BOARD_FEATURES, Evaluator, Terms, Weights, load_weights, weights_document
 from dorf.players.planner import PlannerPlayer, position_of
 from dorf.rules.area import Placement, placements_of

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from dorf.commands.simulate import player_seed
 from dorf.games.modes import MODES as GAMES
-from dorf.lab.simulate import player_seed
 from dorf.players import make_player
 from dorf.rules.area import Placement
 

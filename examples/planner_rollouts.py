@@ -50,8 +50,8 @@ from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any, TextIO
 
+from dorf.commands.simulate import player_seed
 from dorf.games.coop import CoopGame
-from dorf.lab.simulate import player_seed
 from dorf.players.evaluation import (
     BOARD_FEATURES,
     Evaluator,

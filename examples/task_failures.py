@@ -17,8 +17,8 @@ import json
 import multiprocessing
 from typing import Any
 
+from dorf.commands.simulate import player_seed
 from dorf.games.coop import CoopGame
-from dorf.lab.simulate import player_seed
 from dorf.players.planner import PlannerPlayer, position_of
 from dorf.players.registry import make_player
 from dorf.rules.area import PlayArea

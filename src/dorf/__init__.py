@@ -16,7 +16,7 @@ in this list (``docs/engine.md``):
 - :mod:`dorf.formats`: the board notation and game records;
 - :mod:`dorf.players`: computer players and the coach;
 - satellites: :mod:`dorf.terminal`, :mod:`dorf.server` (with ``dorf/web``),
-  :mod:`dorf.campaign`, :mod:`dorf.rl`, :mod:`dorf.lab.simulate`, :mod:`dorf.lab.bench`;
+  :mod:`dorf.campaign`, :mod:`dorf.rl`, :mod:`dorf.commands.simulate`, :mod:`dorf.commands.bench`;
 - :mod:`dorf.cli`: the ``dorf`` command.
 """
 

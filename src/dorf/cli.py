@@ -18,13 +18,13 @@ from dorf.bots.player import terminal_players
 from dorf.bots.protocol import DEFAULT_SECONDS, bot_seconds
 from dorf.bots.seat import BotCommands
 from dorf.campaign import cli as campaign_cli
+from dorf.commands.simulate import add_simulate_parser, simulate_main
+from dorf.commands.tune import add_tune_parser, tune_main
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
-from dorf.lab.simulate import add_simulate_parser, simulate_main
-from dorf.lab.tune import add_tune_parser, tune_main
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
-from dorf.rl.learn import add_learn_parser, learn_main
+from dorf.rl.cli import add_learn_parser, learn_main
 from dorf.rules.scoring import SCORERS
 from dorf.server.cli import add_serve_parser, serve_main
 
@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(vector_line(args.envs, args.steps, args.seed, args.workers, args.mode))
             return 0
         if args.command == "bench":
-            from dorf.lab.bench import BenchError, bench_line
+            from dorf.commands.bench import BenchError, bench_line
 
             try:
                 print(bench_line(args.games, args.seed, args.mode, args.measure, args.compare))

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 #: The file name under the data directory.
 FILE_NAME = "dorf.sqlite3"
@@ -109,23 +110,40 @@ def schema_versions(conn: sqlite3.Connection) -> dict[str, int]:
     return {name: version for name, version in conn.execute("SELECT component, version FROM schema_version")}
 
 
-def migrate(conn: sqlite3.Connection, component: str, steps: Sequence[str]) -> int:
-    """Apply the steps of ``component`` that this file lacks, each in its own transaction.
+def migrate(
+    conn: Any,
+    component: str,
+    steps: Sequence[str],
+    *,
+    mark: str = "?",
+    step: Callable[[Any], AbstractContextManager[Any]] = transaction,
+) -> int:
+    """Apply the steps of ``component`` that the database lacks, each inside ``step(conn)``: its
+    own transaction on a SQLite file (the default), or nothing on PostgreSQL, where the caller's
+    transaction holds them all (PostgreSQL changes tables in transactions: all steps or none).
+    ``mark``: the database's placeholder (``?``, ``%s``).  The one migration of every database.
 
     A step is SQL text (several statements allowed, ``;``-separated).  Steps are
     only ever appended: step ``i`` brings the component from version ``i`` to
-    ``i + 1``.  Returns the component's version.
+    ``i + 1`` (a shipped step never changes: ``tests/server/test_migrations_pinned.py``).
+    Returns the component's version.
     """
-    row = conn.execute("SELECT version FROM schema_version WHERE component = ?", (component,)).fetchone()
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version"
+        " (component TEXT PRIMARY KEY, version INTEGER NOT NULL CHECK (version >= 0))"
+    )
+    row = conn.execute(
+        f"SELECT version FROM schema_version WHERE component = {mark}", (component,)
+    ).fetchone()
     version = 0 if row is None else int(row[0])
     if version > len(steps):
         raise DatabaseError(f"the database's {component} tables are from a newer dorf (version {version})")
     for number in range(version, len(steps)):
-        with transaction(conn):
+        with step(conn):
             for statement in statements(steps[number]):
                 conn.execute(statement)
             conn.execute(
-                "INSERT INTO schema_version (component, version) VALUES (?, ?)"
+                f"INSERT INTO schema_version (component, version) VALUES ({mark}, {mark})"
                 " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
                 (component, number + 1),
             )

@@ -9,7 +9,7 @@ import sys
 import pytest
 from in_process import dorf
 
-from dorf.lab.bench import compare, run_bench, run_search_bench
+from dorf.commands.bench import compare, run_bench, run_search_bench
 from dorf.rules.area import COMPILED
 
 KEYS = ["mode", "backend", "games", "placements", "seconds", "placements_per_s", "games_per_s", "mean_score"]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dorf.cli import main
-from dorf.lab.simulate import (
+from dorf.commands.simulate import (
     GameJob,
     InOrderWriter,
     Progress,

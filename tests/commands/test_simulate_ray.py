@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import ray  # type: ignore[import-untyped, unused-ignore]
 
-from dorf.lab.simulate import Simulation, run_games
+from dorf.commands.simulate import Simulation, run_games
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dorf.cli import main
+from dorf.commands.tune import shipped_path
 from dorf.games.coop import CoopGame
-from dorf.lab.tune import shipped_path
 from dorf.players.evaluation import read_weights
 from dorf.players.planner import PlannerPlayer
 

@@ -39,14 +39,14 @@ def test_every_rules_note_has_its_named_test(number: int) -> None:
     assert re.search(rf"^{number}\. \*\*", (DOCS / "rules-notes.md").read_text(encoding="utf-8"), re.M)
 
 
-def test_the_readme_command_table_matches_the_commands() -> None:
-    """Every option a row shows exists; a row without "..." shows them all; one outside brackets
-    is required."""
+def test_the_command_table_matches_the_commands() -> None:
+    """docs/commands.md's table (once the README's): every option a row shows exists; a row
+    without "..." shows them all; one outside brackets is required."""
     import argparse
 
     from dorf.cli import build_parser
 
-    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    readme = (DOCS / "commands.md").read_text(encoding="utf-8")
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     rows = re.findall(r"^\| `dorf ([a-z]+) ([^`]*)`", readme, re.M)

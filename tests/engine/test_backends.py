@@ -35,10 +35,10 @@ from typing import Any, TypeVar
 import pytest
 
 from budget import examples
+from dorf.commands.bench import AREA_BUDGET, area_bytes
 from dorf.games.coop import CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame, HeadToHeadState
-from dorf.lab.bench import AREA_BUDGET, area_bytes
 from dorf.players import evaluation
 from dorf.rules import area as area_module
 from dorf.rules.area import COMPILED, Placement, PlayArea, backend, random_bits, random_floats, use_backend
@@ -509,7 +509,7 @@ def test_a_build_without_a_c_compiler_falls_back_to_pure_python(tmp_path: Path) 
 @pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
 def test_a_full_area_costs_at_most_64_kb(name: str, mode: str) -> None:
     """Measured with tracemalloc (every allocation the area makes, C ones included, as the
-    compiled core allocates with PyMem): the fullest area a box makes, see dorf.lab.bench.area_bytes."""
+    compiled core allocates with PyMem): the fullest area a box makes, see dorf.commands.bench.area_bytes."""
     if name == "compiled" and COMPILED is None:
         pytest.skip("the compiled backend is not built")
     with using(name):

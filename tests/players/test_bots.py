@@ -34,11 +34,11 @@ from dorf.bots.process import CONTAINED, Limits
 from dorf.bots.protocol import decision_of, moves_of
 from dorf.bots.seat import MAX_STARTS, BotCommands
 from dorf.cli import main
+from dorf.commands.simulate import MODES, GameJob, Simulation, play_game, player_seed, run_games
 from dorf.formats.record import GameState, record_of
 from dorf.games.coop import CoopGame, CoopState
 from dorf.games.duel import DuelGame, DuelState
 from dorf.games.headtohead import HeadToHeadGame
-from dorf.lab.simulate import MODES, GameJob, Simulation, play_game, player_seed, run_games
 from dorf.players import Player, RandomPlayer, make_player
 from dorf.rules.area import Placement
 from dorf.testing.net import get, post

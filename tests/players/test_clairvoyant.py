@@ -54,7 +54,7 @@ def test_its_game_scores_exactly_the_best_rollout_it_found() -> None:
 
 def test_it_sees_more_than_a_planner_one_placement_ahead_on_the_same_seeds() -> None:
     """Knowing the tiles, even a small budget beats the greedy player on the same seed."""
-    from dorf.lab.simulate import GameJob, play_game
+    from dorf.commands.simulate import GameJob, play_game
 
     ahead = [play(Job(seed, 3, 2))["score"] for seed in (1, 2)]
     greedy = [play_game(GameJob(0, seed, "coop", ("greedy",)))["score"]["total"] for seed in (1, 2)]
@@ -81,6 +81,6 @@ def test_it_is_never_a_seat() -> None:
     """A research tool: no player name makes it, so no game on the site or in a match has it."""
     from dorf.players.registry import make_player
 
-    assert Clairvoyant.name == "clairvoyant"
+    assert Clairvoyant(1).name == "clairvoyant"
     with pytest.raises(ValueError):
         make_player("clairvoyant")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dorf.games.coop import CoopGame, CoopState
 from dorf.players import make_player
 from dorf.players.foresight import foresee, foresight_gains
-from dorf.players.planner import PlannerPlayer, PlannerV5
+from dorf.players.planner import PlannerPlayer
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex, cell_of
 from dorf.rules.tasks import COMPLETED, OPEN
@@ -35,13 +35,13 @@ def test_a_placement_that_completes_a_task_completes_it_in_every_future() -> Non
     area.push(revealed.tile.face, cell_of(*completing.at), completing.rot)
     assert area.tasks[river].status is COMPLETED
     area.pop()
-    mine = foresee(PlannerV5(1), view, completing, 16, seed=7)
-    theirs = foresee(PlannerV5(1), view, elsewhere, 16, seed=7)
+    mine = foresee(PlannerPlayer(1, version="planner-v5"), view, completing, 16, seed=7)
+    theirs = foresee(PlannerPlayer(1, version="planner-v5"), view, elsewhere, 16, seed=7)
     assert mine.futures == theirs.futures == 16
     assert mine.share(mine.tasks[river]) == 1.0
     assert theirs.share(theirs.tasks[river]) < 1.0
     fresh = _turn_nine_of_seed_five().view()
-    assert foresight_gains(PlannerV5(1), fresh, completing, elsewhere, seed=7) == [
+    assert foresight_gains(PlannerPlayer(1, version="planner-v5"), fresh, completing, elsewhere, seed=7) == [
         "is more likely to complete river 6 in the next 16 tiles: 100% instead of 88%"
     ]
 

@@ -32,12 +32,6 @@ from dorf.players.levels import level_spec, levels
 from dorf.players.outlook import Fits
 from dorf.players.planner import (
     PlannerPlayer,
-    PlannerV1,
-    PlannerV2,
-    PlannerV3,
-    PlannerV4,
-    PlannerV5,
-    PlannerV6,
     endgame_futures,
     fits_of,
     flags_of,
@@ -163,7 +157,7 @@ def test_the_rollout_policy_places_a_task_tile_where_its_group_reaches_the_marke
         return area._area_after(move[0], rotate(face, move[1]), AREA_INDEX["F"])[0]
 
     planner, frozen = PlannerPlayer(1), make_player("planner-v6")
-    assert isinstance(frozen, PlannerV6)
+    assert isinstance(frozen, PlannerPlayer) and frozen.name == "planner-v6"
     assert planner.task_reach == 1 and frozen.task_reach is None
     shortlist = planner.shortlisted(area, face, moves, [], random.Random(0))
     assert all(forest_after(move) == 1 for _, move in shortlist)
@@ -477,16 +471,16 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
         "halving": [True, False, True],
         "endgame": [True, False, False],
     }
-    assert planner.default_task_reach == {"coop": 1, "duel": None, "head-to-head": None}
+    assert planner.settings.task_reach == {"coop": 1, "duel": None, "head-to-head": None}
     v6 = make_player("planner-v6")
-    assert isinstance(v6, PlannerV6) and v6.name == "planner-v6"
+    assert isinstance(v6, PlannerPlayer) and v6.name == "planner-v6"
     assert _settings(v6) == {**_settings(planner), "futures": [192, 48, 128]}
     for spec in ("planner-v6", "planner-v5", "planner-v4", "planner-v3", "planner-v2", "planner-v1"):
         kept = make_player(spec)
-        assert isinstance(kept, PlannerV6)
-        assert set(kept.default_task_reach.values()) == {None}
+        assert isinstance(kept, PlannerPlayer)
+        assert set(kept.settings.task_reach.values()) == {None}
     v4 = make_player("planner-v4")
-    assert isinstance(v4, PlannerV4) and v4.name == "planner-v4"
+    assert isinstance(v4, PlannerPlayer) and v4.name == "planner-v4"
     assert _settings(v4) == {
         "depth": [16, 8, 16],
         "futures": [96, 48, 128],
@@ -495,7 +489,7 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
         "endgame": [True, False, False],
     }
     frozen = make_player("planner-v3")
-    assert isinstance(frozen, PlannerV3) and frozen.name == "planner-v3"
+    assert isinstance(frozen, PlannerPlayer) and frozen.name == "planner-v3"
     assert _settings(frozen) == {**_settings(v4), "endgame": [False, False, False]}
     for spec, depths in (("planner-v2", [12, 8, 8]), ("planner-v1", [8, 8, 8])):
         for budget in ("", ":8", ":0"):
@@ -509,9 +503,7 @@ def test_the_cooperative_rollouts_go_16_tiles_deep_and_the_frozen_planners_keep_
                 "halving": [False] * 3,
                 "endgame": [False] * 3,
             }
-    assert isinstance(make_player("planner-v1"), PlannerV1) and isinstance(
-        make_player("planner-v2"), PlannerV2
-    )
+    assert all(isinstance(make_player(spec), PlannerPlayer) for spec in ("planner-v1", "planner-v2"))
     assert level_spec("hard") == "planner-v1:8"
     assert PlannerPlayer(3, depth=5).depth_for("coop") == 5
 
@@ -527,7 +519,8 @@ def test_planner_v5_and_the_older_planners_keep_the_weights_they_were_measured_w
     assert shipped.value["tasks"] == 1.25
     for spec in ("planner-v5", "planner-v4", "planner-v3", "planner-v2", "planner-v1", level_spec("hard")):
         frozen = make_player(spec)
-        assert isinstance(frozen, PlannerV5)
+        assert isinstance(frozen, PlannerPlayer)
+        assert frozen.settings.weights_files["coop"] == "planner-weights-v5.json"
         old = frozen.evaluator_for("coop").weights
         assert old.value["tasks"] == 1.95727
         assert old.as_dict() == {**shipped.as_dict(), "value": {**shipped.value, "tasks": 1.95727}}
@@ -535,7 +528,7 @@ def test_planner_v5_and_the_older_planners_keep_the_weights_they_were_measured_w
             assert frozen.evaluator_for(mode).weights == planner.evaluator_for(mode).weights
     assert make_player("planner-v5").name == "planner-v5"
     given = Weights()
-    assert PlannerV5(1, weights=given).evaluator_for("coop").weights is given
+    assert PlannerPlayer(1, version="planner-v5", weights=given).evaluator_for("coop").weights is given
 
 
 class _CountingPlanner(PlannerPlayer):
@@ -546,10 +539,6 @@ class _CountingPlanner(PlannerPlayer):
     def rollout(self, *args: object, **kwargs: object) -> float:
         self.played += 1
         return super().rollout(*args, **kwargs)  # type: ignore[arg-type]
-
-
-class _CountingV2(_CountingPlanner, PlannerV2):
-    pass
 
 
 def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_weighs_six_against_all() -> None:
@@ -567,7 +556,7 @@ def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_wei
     counted = {}
     for name, player in (
         ("planner", _CountingPlanner(1, iterations=8)),
-        ("planner-v2", _CountingV2(1, iterations=8)),
+        ("planner-v2", _CountingPlanner(1, version="planner-v2", iterations=8)),
         ("six against all", _CountingPlanner(1, iterations=8, width=6, halving=False)),
     ):
         ranked = player.analyse(view)
@@ -579,7 +568,7 @@ def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_wei
     assert len(coop.view().legal_placements()) > 20
     player = _CountingPlanner(1, iterations=8)
     assert len(player.analyse(coop.view())) == 20 and player.played == 72
-    frozen = _CountingV4(1, iterations=8)
+    frozen = _CountingPlanner(1, version="planner-v4", iterations=8)
     assert len(frozen.analyse(coop.view())) == 6 and frozen.played == 48
 
 
@@ -612,14 +601,6 @@ def test_a_given_placement_meets_every_future_of_the_sequential_halving() -> Non
     assert len(given) == len(alone) + 1 and worst in [placement for _, placement in given]
 
 
-class _CountingV3(_CountingPlanner, PlannerV3):
-    pass
-
-
-class _CountingV4(_CountingPlanner, PlannerV4):
-    pass
-
-
 def test_in_the_cooperative_endgame_the_planner_halves_twenty_candidates_over_more_futures() -> None:
     """Once the tiles left to reveal (landscape and task tiles) are no more than a rollout's 16, so
     that every rollout reaches the game's end, the planner weighs 20 candidates by sequential
@@ -636,7 +617,7 @@ def test_in_the_cooperative_endgame_the_planner_halves_twenty_candidates_over_mo
         position = position_of(view)
         if position.landscapes_left + position.tasks_left > 16:
             if not seen_early and len(view.legal_placements()) > 6:
-                early = _CountingV4(1, iterations=8)
+                early = _CountingPlanner(1, version="planner-v4", iterations=8)
                 assert len(early.analyse(view)) == 6 and early.played == 48
                 seen_early = True
         elif position.landscapes_left + position.tasks_left <= 12 and len(view.legal_placements()) > 20:
@@ -648,7 +629,7 @@ def test_in_the_cooperative_endgame_the_planner_halves_twenty_candidates_over_mo
     planner = _CountingPlanner(1, iterations=8)
     assert len(planner.analyse(view)) == 20
     assert planner.played == 20 * (futures // 4) + 4 * (futures // 2) + 2 * futures
-    frozen = _CountingV3(1, iterations=8)
+    frozen = _CountingPlanner(1, version="planner-v3", iterations=8)
     assert len(frozen.analyse(view)) == 6 and frozen.played == 48
     given = _CountingPlanner(1, iterations=8)
     weighed = len(given.analyse(view, include=view.legal_placements()[-1:]))
@@ -658,4 +639,4 @@ def test_in_the_cooperative_endgame_the_planner_halves_twenty_candidates_over_mo
     assert (weighed, given.played) in {
         (n, base + more) for n, base in ((20, 72), (21, 74)) for more in (0, 4, 8, 12)
     }
-    assert len(_CountingV4(1, iterations=8, endgame=False).analyse(view)) == 6
+    assert len(_CountingPlanner(1, version="planner-v4", iterations=8, endgame=False).analyse(view)) == 6

@@ -17,6 +17,7 @@ from dorf.server.config import ServerConfig
 from dorf.server.hub import Hub
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.round.clock import ABORT_AFTER, Clock, parse_clock, parse_spec
+from dorf.server.round.events import GameEnded
 from dorf.server.round.finisher import Ending
 from dorf.server.round.game import Game
 from dorf.server.storage import open_storage
@@ -55,13 +56,13 @@ async def hub_on(db: Path | str, clock: Time) -> AsyncIterator[Hub]:
 
 
 def heard(hub: Hub) -> list[tuple[str, Ending]]:
-    """What the hub's finisher tells its listeners, as it tells it."""
+    """What the round tells of each end of a game (``GameEnded``), as it tells it."""
     ends: list[tuple[str, Ending]] = []
 
-    async def listen(game: Game, ending: Ending) -> None:
-        ends.append((game.id, ending))
+    def listen(event: GameEnded) -> None:
+        ends.append((event.game.id, event.ending))
 
-    hub.finisher.listeners.append(listen)
+    hub.events.subscribe(GameEnded, listen)
     return ends
 
 

@@ -16,7 +16,7 @@ from starlette.websockets import WebSocketDisconnect
 from test_lobby import Lobby
 
 from dorf.server.config import ServerConfig
-from dorf.server.edge.app import create_app
+from dorf.server.hub import create_app
 
 Json = dict[str, Any]
 #: How long an open game waits (:mod:`dorf.server.lobby.listing`): a real-time clock, and else.

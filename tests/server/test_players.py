@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from test_server_helpers import served
 
 from dorf.server.config import ServerConfig
-from dorf.server.edge.app import create_app
+from dorf.server.hub import create_app
 from dorf.server.players.accounts import COOKIE
 
 NAME = re.compile(r"[A-Za-z]{2,18}[0-9]{0,2}")

@@ -23,7 +23,7 @@ from dorf.campaign.store import read_finished_record
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
 from dorf.server.config import ServerConfig
-from dorf.server.edge.app import create_app
+from dorf.server.hub import create_app
 
 #: The header that tells :func:`served_from` which address a request comes from.
 ADDRESS = "x-test-address"

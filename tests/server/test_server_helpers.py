@@ -13,7 +13,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from dorf.server.config import ServerConfig
-from dorf.server.edge.app import create_app
+from dorf.server.hub import create_app
 from dorf.server.protocol.delta import patch
 
 Json = dict[str, Any]

@@ -70,10 +70,9 @@ class Clairvoyant(PlannerPlayer):
     ends with the best score any rollout found (a rollout plays the real tiles by the rules'
     reveal order, so its end is this game's end)."""
 
-    name = "clairvoyant"
-
     def __init__(self, seed: int = 0, *, width: int = 8, tries: int = 8) -> None:
         super().__init__(seed, width=width, depth=TO_THE_END)
+        self.name = "clairvoyant"
         self.tries = tries
         #: The best exact score any rollout reached in this game (a complete legal continuation).
         self.best_found = -1.0

@@ -68,7 +68,8 @@ from dorf.server.players.accounts import COOKIE
 from dorf.server.players.names import name_key
 from dorf.server.storage.base import secret_hash
 from dorf.server.storage.daily import LEADER_GAMES, LEADER_RD, DailyTables
-from dorf.server.storage.people import PeopleTables, Sql
+from dorf.server.storage.people import PeopleTables
+from dorf.server.storage.sql import Sql
 from dorf.testing.servers import launch
 
 #: The rated modes, each player with a rating in both.
@@ -529,7 +530,7 @@ class Tables:
         seen: list[tuple[str, tuple[Any, ...]]] = []
 
         def recorded(sql: Sql, *args: Any) -> Any:
-            recording = Recording(sql.conn, sql.mark, sql.lock, seen)
+            recording = Recording(sql.conn, sql.dialect, seen)
             return work(recording, *args)
 
         self.tables.people(recorded, *args)

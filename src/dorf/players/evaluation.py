@@ -23,7 +23,7 @@ The value of a position estimates the game's final score:
   river, a track, or a lake or mountain half faces.
 
 The weights are data (``dorf/data/planner-weights.json``), fitted by
-``dorf tune`` (:mod:`dorf.lab.tune`) to the outcomes of self-play games:
+``dorf tune`` (:mod:`dorf.commands.tune`) to the outcomes of self-play games:
 logistic regressions for the chances, least squares for the rest.
 :func:`load_weights` reads them.
 """

@@ -15,9 +15,9 @@ by the exact score when the game is over there.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from dorf.games.headtohead import Pick
 from dorf.games.modes import MODES
@@ -51,7 +51,7 @@ V6_FUTURES = {"coop": 192, "duel": 48, "head-to-head": 128}
 V4_FUTURES = {"coop": 96, "duel": 48, "head-to-head": 128}
 #: Tiles a rollout plays after the candidate, per game, unless a depth is given: 16 in the
 #: cooperative game (with 96 futures: 152.5 on seeds 1-200 and 150.4 on 201-400, against 147.4 for
-#: ``planner-v2`` on 1-200; docs/players.md#deeper-rollouts) and in Head to Head (at 96 futures 2.1
+#: ``planner-v2`` on 1-200; docs/research/planner.md#deeper-rollouts) and in Head to Head (at 96 futures 2.1
 #: points a game more than ``planner-v2``'s 144 futures of 8 tiles, game for game on the same hands
 #: over 200 seeds), 8 in the Duel (its figures were measured so).
 DEFAULT_DEPTH = {"coop": 16, "duel": 8, "head-to-head": 16}
@@ -64,7 +64,7 @@ V4_WIDTH = {"coop": 6, "duel": 6, "head-to-head": 20}
 #: candidates so over 96 futures (672 rollouts a placement where 6 against all 96 are 576) gained
 #: 1.1 points a game over 200 seeds, and 20 over 128 (1,152 rollouts) 1.3 more: 4.5 points a game
 #: more than ``planner-v2``, 156 wins of 200 against ``search-v1:16`` where it won 136
-#: (docs/players.md#head-to-head-game-for-game-on-the-same-hands-2026-12-04).
+#: (docs/research/planner.md#head-to-head-game-for-game-on-the-same-hands-2026-12-04).
 #: In the cooperative game, 20 candidates so over 192 futures gained 3.5 points a game over
 #: ``planner-v4`` on seeds 201-300, game for game (docs/players.md#more-futures-for-the-20-candidates).
 DEFAULT_HALVING = {"coop": True, "duel": False, "head-to-head": True}
@@ -73,7 +73,7 @@ V4_HALVING = {"coop": False, "duel": False, "head-to-head": True}
 #: and task tiles) are no more than a rollout's depth, so that every rollout reaches the game's end
 #: and is valued by the exact score, it weighs :data:`ENDGAME_WIDTH` candidates by sequential
 #: halving over more futures, as many more as the rollouts are shorter (:func:`endgame_futures`).
-#: Most tasks a game loses are revealed there and left open (docs/players.md#the-endgame).
+#: Most tasks a game loses are revealed there and left open (docs/research/planner.md#the-endgame).
 DEFAULT_ENDGAME = {"coop": True, "duel": False, "head-to-head": False}
 NO_ENDGAME = dict.fromkeys(DEFAULT_ENDGAME, False)
 #: Candidates an endgame decision weighs (by sequential halving).
@@ -86,7 +86,7 @@ ENDGAME_SPREAD = 4
 #: placements by edge contacts often miss them: alone on the real tiles, the policy so scores
 #: 89.3 where it scores 81.2 (seeds 1-100), and valuing every placement of a task tile 90.3 at
 #: nearly three times the cost
-#: (docs/players.md#the-rollouts-task-tiles-placed-where-their-group-reaches-its-marker).
+#: (docs/research/planner.md#the-rollouts-task-tiles-placed-where-their-group-reaches-its-marker).
 DEFAULT_TASK_REACH: dict[str, int | None] = {"coop": 1, "duel": None, "head-to-head": None}
 NO_TASK_REACH: dict[str, int | None] = dict.fromkeys(DEFAULT_TASK_REACH)
 #: ... and of those it values the best this many by edge contacts (alone: 89.1 at 2, 88.8 at 4).
@@ -104,6 +104,83 @@ V2_HALVING = {"coop": False, "duel": False, "head-to-head": False}
 RECHECK = 12
 #: The rollout's moves also weigh the cells next to flag territories with this many open edges or fewer.
 FLAG_CLOSING = 3
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of the planner: its settings per game (``coop``, ``duel``, ``head-to-head``),
+    what a decision does where no option of :class:`PlannerPlayer` says otherwise."""
+
+    #: Sampled futures a decision, unless a budget (futures or seconds) is given.
+    futures: Mapping[str, int]
+    #: Tiles a rollout plays after the candidate, unless a depth is given.
+    depth: Mapping[str, int]
+    #: Candidate placements the look-ahead weighs, unless a width is given.
+    width: Mapping[str, int]
+    #: Whether it weighs them by sequential halving, unless told.
+    halving: Mapping[str, bool]
+    #: Whether the look-ahead widens in the endgame, unless told.
+    endgame: Mapping[str, bool]
+    #: How near its marker a task tile's group comes in the placements the rollout policy also
+    #: values (:data:`DEFAULT_TASK_REACH`); None: not.
+    task_reach: Mapping[str, int | None]
+    #: The shipped weights file its evaluation reads when no weights are given.
+    weights_files: Mapping[str, str]
+
+    def as_json(self) -> dict[str, dict[str, Any]]:
+        """The settings as plain data, per setting and game (what the tests pin)."""
+        return {name: dict(getattr(self, name)) for name in self.__dataclass_fields__}
+
+
+#: ``planner``, the ``expert`` level: the planner as it plays now.
+PLANNER = Version(
+    futures=DEFAULT_FUTURES,
+    depth=DEFAULT_DEPTH,
+    width=DEFAULT_WIDTH,
+    halving=DEFAULT_HALVING,
+    endgame=DEFAULT_ENDGAME,
+    task_reach=DEFAULT_TASK_REACH,
+    weights_files=WEIGHTS_FILES,
+)
+#: ``planner-v6``: the planner before its cooperative rollouts looked for where a task tile's group
+#: reaches its marker (2026-12-06): the rollout policy's shortlist by edge contacts alone, over 192
+#: futures. The older planners keep its rollouts too.
+PLANNER_V6 = replace(PLANNER, futures=V6_FUTURES, task_reach=NO_TASK_REACH)
+#: ``planner-v5``: before its cooperative evaluation counted open tasks 1.25 times (2026-12-05):
+#: 1.96 times, as ``dorf tune`` fitted it (``planner-weights-v5.json``); the older planners keep
+#: its weights too.
+PLANNER_V5 = replace(PLANNER_V6, weights_files=V5_WEIGHTS_FILES)
+#: ``planner-v4``: before its cooperative look-ahead weighed 20 candidates by sequential halving over
+#: 192 futures (2026-12-04): 6 candidates against each of 96 futures there.
+PLANNER_V4 = replace(PLANNER_V5, futures=V4_FUTURES, width=V4_WIDTH, halving=V4_HALVING)
+#: ``planner-v3``: before its endgame widened (2026-12-04): in the cooperative game's endgame too
+#: 6 candidates against 96 futures.
+PLANNER_V3 = replace(PLANNER_V4, endgame=NO_ENDGAME)
+#: ``planner-v2``: before its rollouts went 16 tiles deep over 96 futures: 12 tiles over 48 in the
+#: cooperative game, 8 over 144 in Head to Head, 6 candidates against every future everywhere.
+PLANNER_V2 = replace(
+    PLANNER_V5,
+    futures=V2_FUTURES,
+    depth=V2_DEPTH,
+    width=V2_WIDTH,
+    halving=V2_HALVING,
+    endgame=NO_ENDGAME,
+)
+#: ``planner-v1``: before ``planner-v2``, 8-tile rollouts in every game (the ``hard`` level is
+#: ``planner-v1:8``).
+PLANNER_V1 = replace(PLANNER_V2, depth=V1_DEPTH)
+#: The planner's versions by name (the registry's names). The frozen ones are kept unchanged, like
+#: ``search-v1``, so that progress is measured against players that do not move: a change to the
+#: planner is a new row here, the old rows stay (tests/players/test_planner_versions.py pins them).
+VERSIONS: dict[str, Version] = {
+    "planner": PLANNER,
+    "planner-v6": PLANNER_V6,
+    "planner-v5": PLANNER_V5,
+    "planner-v4": PLANNER_V4,
+    "planner-v3": PLANNER_V3,
+    "planner-v2": PLANNER_V2,
+    "planner-v1": PLANNER_V1,
+}
 
 
 #: One sampled future: stacks (top = last) and marker piles (``search-v1``'s, shared unchanged).
@@ -189,25 +266,14 @@ def endgame_futures(futures: int, depth: int, to_come: int) -> int:
 
 
 class PlannerPlayer:
-    """Look-ahead over sampled futures with the learned evaluation; budget in futures."""
-
-    name = "planner"
-    #: Per game, the futures a decision and the tiles a rollout plays when none are given.
-    default_futures: ClassVar[dict[str, int]] = DEFAULT_FUTURES
-    default_depth: ClassVar[dict[str, int]] = DEFAULT_DEPTH
-    default_width: ClassVar[dict[str, int]] = DEFAULT_WIDTH
-    default_halving: ClassVar[dict[str, bool]] = DEFAULT_HALVING
-    default_endgame: ClassVar[dict[str, bool]] = DEFAULT_ENDGAME
-    #: Per game, how near its marker a task tile's group comes in the placements the rollout policy
-    #: also values (:data:`DEFAULT_TASK_REACH`).
-    default_task_reach: ClassVar[dict[str, int | None]] = DEFAULT_TASK_REACH
-    #: Per game, the shipped weights file its evaluation reads when no weights are given.
-    weights_files: ClassVar[dict[str, str]] = WEIGHTS_FILES
+    """Look-ahead over sampled futures with the learned evaluation; budget in futures. ``version``
+    names its settings in :data:`VERSIONS` (``planner``, the newest, by default)."""
 
     def __init__(
         self,
         seed: int = 0,
         *,
+        version: str = "planner",
         iterations: int | None = None,
         seconds: float | None = None,
         width: int | None = None,
@@ -220,58 +286,64 @@ class PlannerPlayer:
         halving: bool | None = None,
         endgame: bool | None = None,
     ) -> None:
+        if version not in VERSIONS:
+            raise ValueError(f"unknown planner version {version!r}: choose from {', '.join(VERSIONS)}")
+        #: The version's name (the registry's).
+        self.name = version
+        #: Its settings per game, where the options below leave them (None).
+        self.settings = VERSIONS[version]
         self.seed = seed
         self.rng = random.Random(seed)
-        #: Futures a decision; None: the game's default (:attr:`default_futures`) unless ``seconds``.
+        #: Futures a decision; None: the version's for the game unless ``seconds``.
         self.iterations = iterations
         self.seconds = seconds
-        #: Candidates a decision; None: the game's default (:attr:`default_width`).
+        #: Candidates a decision; None: the version's for the game.
         self.width = width
-        #: Tiles a rollout plays; None: the game's default (:attr:`default_depth`).
+        #: Tiles a rollout plays; None: the version's for the game.
         self.depth = depth
         self.shortlist = shortlist
         self.task_aware = task_aware
         self.expect = expect
         self.flag_aware = flag_aware
-        #: Sequential halving over the candidates; None: the game's default (:attr:`default_halving`).
+        #: Sequential halving over the candidates; None: the version's for the game.
         self.halving = halving
-        #: Whether the look-ahead widens in the endgame; None: the game's default (:attr:`default_endgame`).
+        #: Whether the look-ahead widens in the endgame; None: the version's for the game.
         self.endgame = endgame
         self.weights = weights
         self._evaluators: dict[str, Evaluator] = {}
         self.evaluator = self.evaluator_for("coop")
         #: The rollout policy's task reach in the game being decided (set with its evaluator).
-        self.task_reach = self.default_task_reach["coop"]
+        self.task_reach = self.settings.task_reach["coop"]
 
     def futures_for(self, mode: str) -> int | None:
         """Futures a decision in this game: the budget given, else the game's default (None when
         the budget is in seconds)."""
         if self.iterations is None and self.seconds is None:
-            return self.default_futures[mode]
+            return self.settings.futures[mode]
         return self.iterations
 
     def width_for(self, mode: str) -> int:
         """Candidate placements the look-ahead weighs in this game: the width given, else the game's."""
-        return self.default_width[mode] if self.width is None else self.width
+        return self.settings.width[mode] if self.width is None else self.width
 
     def halving_for(self, mode: str) -> bool:
         """Whether the candidates are weighed by sequential halving in this game (only with a budget
         of futures, not of seconds)."""
-        return self.default_halving[mode] if self.halving is None else self.halving
+        return self.settings.halving[mode] if self.halving is None else self.halving
 
     def endgame_for(self, mode: str) -> bool:
         """Whether the look-ahead widens in this game's endgame (only with a budget of futures)."""
-        return self.default_endgame[mode] if self.endgame is None else self.endgame
+        return self.settings.endgame[mode] if self.endgame is None else self.endgame
 
     def depth_for(self, mode: str) -> int:
         """Tiles a rollout plays in this game: the depth given, else the game's default."""
-        return self.default_depth[mode] if self.depth is None else self.depth
+        return self.settings.depth[mode] if self.depth is None else self.depth
 
     def evaluator_for(self, mode: str) -> Evaluator:
-        """The evaluation for a mode: the weights given, else the file of :attr:`weights_files`."""
+        """The evaluation for a mode: the weights given, else the version's weights file."""
         found = self._evaluators.get(mode)
         if found is None:
-            weights = self.weights or load_weights(mode, self.weights_files[mode])
+            weights = self.weights or load_weights(mode, self.settings.weights_files[mode])
             found = self._evaluators[mode] = Evaluator(weights)
         return found
 
@@ -317,7 +389,7 @@ class PlannerPlayer:
     def analyse(self, view: View, include: Sequence[Placement] = ()) -> list[tuple[float, Placement]]:
         position = position_of(view)
         self.evaluator = self.evaluator_for(position.mode)
-        self.task_reach = self.default_task_reach[position.mode]
+        self.task_reach = self.settings.task_reach[position.mode]
         face = position.face
         ranked = self.ranked(position)
         if not ranked:
@@ -632,72 +704,6 @@ class PlannerPlayer:
             if value > best[0]:
                 best = (value, gain, cell, k)
         return best[1], (best[2], best[3])
-
-
-class PlannerV6(PlannerPlayer):
-    """The planner before its cooperative rollouts looked for where a task tile's group reaches its
-    marker (2026-12-06): the rollout policy's shortlist by edge contacts alone, over 192 futures. Kept
-    under its own name as the fixed baseline that change was measured against; the older planners
-    keep its rollouts too."""
-
-    name = "planner-v6"
-    default_futures = V6_FUTURES
-    default_task_reach = NO_TASK_REACH
-
-
-class PlannerV5(PlannerV6):
-    """The planner before its cooperative evaluation counted open tasks 1.25 times (2026-12-05):
-    1.96 times, as ``dorf tune`` fitted it (the weights file ``planner-weights-v5.json``); the
-    look-ahead and the other games as ``planner-v6``'s. Kept under its own name as the fixed
-    baseline that change was measured against; the older planners keep its weights too."""
-
-    name = "planner-v5"
-    weights_files = V5_WEIGHTS_FILES
-
-
-class PlannerV4(PlannerV5):
-    """The planner before its cooperative look-ahead weighed 20 candidates by sequential halving
-    over 192 futures (2026-12-04): 6 candidates against each of 96 futures there, the rest as
-    ``planner-v5``. Kept under its own name as the fixed baseline that change was measured against."""
-
-    name = "planner-v4"
-    default_futures = V4_FUTURES
-    default_width = V4_WIDTH
-    default_halving = V4_HALVING
-
-
-class PlannerV3(PlannerV4):
-    """The planner before its endgame widened (2026-12-04): ``planner-v4`` without it, so in the
-    cooperative game's endgame too 6 candidates against 96 futures. Kept under its own name as the
-    fixed baseline that the endgame was measured against."""
-
-    name = "planner-v3"
-    default_endgame = NO_ENDGAME
-
-
-class PlannerV2(PlannerV5):
-    """The planner as it was before its rollouts went 16 tiles deep over 96 futures: 12 tiles over
-    48 in the cooperative game, 8 over 144 in Head to Head. Kept under its own name, like
-    ``search-v1``, so that progress is measured against a player that does not move."""
-
-    name = "planner-v2"
-    default_futures = V2_FUTURES
-    default_depth = V2_DEPTH
-    default_width = V2_WIDTH
-    default_halving = V2_HALVING
-    default_endgame = NO_ENDGAME
-
-
-class PlannerV1(PlannerV5):
-    """The planner before ``planner-v2``: 8-tile rollouts in every game (the ``hard`` level is
-    ``planner-v1:8``). Kept unchanged as a fixed baseline."""
-
-    name = "planner-v1"
-    default_futures = V2_FUTURES
-    default_depth = V1_DEPTH
-    default_width = V2_WIDTH
-    default_halving = V2_HALVING
-    default_endgame = NO_ENDGAME
 
 
 def task_of(

@@ -15,7 +15,8 @@ in the Head to Head draft.
   cooperative evaluation too), ``planner-v4`` (6 candidates over 96 futures there too),
   ``planner-v3`` (without its wider endgame too), ``planner-v2`` (12-tile
   rollouts over 48 futures in the cooperative game) and ``planner-v1`` (8-tile rollouts) are it
-  as it was before, kept unchanged as fixed baselines;
+  as it was before, kept unchanged as fixed baselines (one class, a row of settings each:
+  :data:`dorf.players.planner.VERSIONS`);
 - ``learned``: a one-placement policy trained by ``dorf learn`` (:mod:`dorf.players.learned`;
   the standard library);
 - the levels for people, ``easy``, ``medium``, ``hard`` and ``expert``
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
 from dorf.games.headtohead import Pick
@@ -39,15 +41,7 @@ from dorf.games.state import GameView
 from dorf.players.greedy import DEFAULT, Weights, best_placement, draft_value
 from dorf.players.learned import LearnedPlayer
 from dorf.players.levels import level_spec
-from dorf.players.planner import (
-    PlannerPlayer,
-    PlannerV1,
-    PlannerV2,
-    PlannerV3,
-    PlannerV4,
-    PlannerV5,
-    PlannerV6,
-)
+from dorf.players.planner import VERSIONS, PlannerPlayer
 from dorf.players.search import SearchPlayer, drafting
 from dorf.rules.area import Placement
 
@@ -97,32 +91,24 @@ class GreedyPlayer:
         return best_placement(view.area, revealed.tile.face, revealed.task, revealed.tile.flag, self.weights)
 
 
+#: The planner under each of its versions' names (``planner``, ``planner-v6`` ... ``planner-v1``).
+_PLANNERS: dict[str, Callable[..., PlannerPlayer]] = {
+    name: partial(PlannerPlayer, version=name) for name in VERSIONS
+}
 #: Player names and how to make them from a seed.
 PLAYERS: dict[str, Callable[[int], Player]] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
-    "planner": PlannerPlayer,
-    "planner-v6": PlannerV6,
-    "planner-v5": PlannerV5,
-    "planner-v4": PlannerV4,
-    "planner-v3": PlannerV3,
-    "planner-v2": PlannerV2,
-    "planner-v1": PlannerV1,
+    **_PLANNERS,
     "learned": LearnedPlayer,
 }
 #: Players that take a budget: sampled futures (``:40``) or seconds (``:2s``) a decision.
 BUDGETED: dict[str, Callable[..., Player]] = {
     "search": SearchPlayer,
     "search-v1": SearchPlayer,
-    "planner": PlannerPlayer,
-    "planner-v6": PlannerV6,
-    "planner-v5": PlannerV5,
-    "planner-v4": PlannerV4,
-    "planner-v3": PlannerV3,
-    "planner-v2": PlannerV2,
-    "planner-v1": PlannerV1,
+    **_PLANNERS,
 }
 
 

@@ -34,7 +34,7 @@ import functools
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -55,6 +55,7 @@ from dorf.rl.policy_net import (
     segment_log_softmax,
     select,
 )
+from dorf.rl.progress import Bar
 from dorf.rl.vector import CoopVectorEnv
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import cell_of
@@ -227,9 +228,14 @@ def _step(envs: CoopVectorEnv, actions: Any) -> tuple[Compact, Any, Any, Any, di
     return obs, rewards, terminated, truncated, infos
 
 
-@functools.cache
 def learner_for(settings: Settings) -> Learner:
-    """One learner a setting (its jitted functions compile once a process)."""
+    """One learner a setting (its jitted functions compile once a process); the number of updates
+    is not one, so a run resumed with more updates goes on with the programs already compiled."""
+    return _learner(replace(settings, updates=0))
+
+
+@functools.cache
+def _learner(settings: Settings) -> Learner:
     envs = CoopVectorEnv(1, radius=settings.radius, layout="compact")
     return Learner(settings, PlanesNet(envs.window, envs.encoder))
 
@@ -526,8 +532,6 @@ def train_ppo(
 ) -> tuple[Params, list[dict[str, float]]]:
     """Run (or continue) a run in folder ``out``; see the module's documentation.  With
     ``stop_after`` it stops after that many segments (as a run that is interrupted would)."""
-    from dorf.rl.learn import Bar
-
     if stream is None:
         stream = sys.stderr
     s = settings

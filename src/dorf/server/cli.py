@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from dorf.arguments import bounded
 
 if TYPE_CHECKING:
-    from dorf.server.round.seats import BotCommands
+    from dorf.server.config import BotCommands
 
 #: The serve options' ranges, read with one message style (see dorf.arguments).
 _port = bounded(0, 65535, what="port")
@@ -263,7 +263,8 @@ def serve_hosts(host: str, allowed: Iterable[str]) -> tuple[str, ...]:
     >>> serve_hosts("192.0.2.7", ["[2001:db8::1]"])
     ('127.0.0.1', 'localhost', '::1', '192.0.2.7', '2001:db8::1')
     """
-    from dorf.server.edge.limits import LOOPBACK, host_name
+    from dorf.server.config import LOOPBACK
+    from dorf.server.edge.limits import host_name
 
     names = [*LOOPBACK, *([] if host in EVERY_ADDRESS else [host]), *allowed]
     return tuple(dict.fromkeys(host_name(name) for name in names))
@@ -297,8 +298,9 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         import uvicorn
 
         from dorf.server.config import ServerConfig
-        from dorf.server.edge.app import TRANSPORT_LIMIT, create_app
+        from dorf.server.edge.app import TRANSPORT_LIMIT
         from dorf.server.edge.logs import redact_access_log
+        from dorf.server.hub import create_app
     except ImportError as exc:
         print(
             f"dorf serve: the web server needs FastAPI and uvicorn ({exc.name} is missing): "

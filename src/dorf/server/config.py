@@ -6,12 +6,42 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from dorf.server.edge.limits import LOOPBACK, TEST_HOST
+#: The loopback names: a server always answers to them.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The host FastAPI's TestClient sends: an app made with ``ServerConfig()`` answers to it too.
+TEST_HOST = "testserver"
 
-if TYPE_CHECKING:
-    from dorf.server.round.seats import BotCommands
+
+class SeatBot(Protocol):
+    """A program that plays a computer seat (``cmd:COMMAND``, see ``docs/bots.md``)."""
+
+    def decide(self, document: dict[str, Any], seat: int | None = None) -> dict[str, Any]:
+        """A legal move of the seat, ``{"at", "rot"}`` or ``{"pick"}``, from what the seat sees
+        (:meth:`GameSession.document`): the program's, or a fallback; within its clock."""
+        ...
+
+    def end(self, document: dict[str, Any] | None = None) -> None:
+        """Stop the program (telling it the final view, if given)."""
+        ...
+
+
+class BotCommands(Protocol):
+    """Programs as computer players, where the operator allows them (``dorf serve
+    --allow-bot-commands``; :class:`dorf.bots.seat.BotCommands`).  An option of the server, so
+    here, where every part of the server may read it (``dorf.server.round.seats`` uses it)."""
+
+    def check(self, spec: str) -> None:
+        """ValueError, one line, if ``spec`` (``cmd:COMMAND``) names no program that can run."""
+        ...
+
+    def make(
+        self, spec: str, mode: str, seat: int, seed: int, log: Callable[[str], None] | None = None
+    ) -> SeatBot:
+        """The program of one seat of one game (started when it first decides)."""
+        ...
+
 
 #: How much longer than the longest think a lease to think for a game's computer seats lasts
 #: (several servers on one database), in seconds.

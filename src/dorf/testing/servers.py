@@ -226,7 +226,8 @@ def _in_thread(db: str | Path, port: int, settings: dict[str, Any]) -> Running:
     import uvicorn
 
     from dorf.server.config import ServerConfig
-    from dorf.server.edge.app import TRANSPORT_LIMIT, create_app
+    from dorf.server.edge.app import TRANSPORT_LIMIT
+    from dorf.server.hub import create_app
 
     app = create_app(ServerConfig(db=db, **settings))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", ws_max_size=TRANSPORT_LIMIT)

@@ -5,7 +5,7 @@ import {
   el, rememberedGames, tokensOf, copyButton, describeTask, progressText, put, media, tapWord, NARROW,
   around, listOf, modeName, taskName, terrainName } from "./util.js";
 import { language, server, t, term } from "./i18n.js";
-import { logWords } from "./words.js";
+import { boardLog, logWords } from "./words.js";
 
 /** How far the tile is turned from how it was drawn, in words: "as drawn", "turned 2 steps clockwise". */
 export function turnWords(k) {
@@ -318,7 +318,7 @@ export const cardMethods = {
     const last = game.log[game.log.length - 1];
     if (!this.changed("log", JSON.stringify([game.log.length, last, game.seats.map((s) => s.name)]))) return;
     // It scrolls: a keyboard reaches it (tabindex) to scroll it.
-    const list = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") }, game.log.map((entry) => {
+    const list = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") }, boardLog(game).map((entry) => {
       let who = null, text = server(entry.text);
       const seat = entry.seat;
       // In words, the tile drawn small (issue 61): "Lea placed a grain tile with a track".

@@ -25,7 +25,9 @@ export function tileWords(face, flag) {
 /** A task in words: "Track 6" (its kind and its number). */
 export function taskTitle(task) {
   if (!task) return "";
-  const name = taskName(task.name || task.type || "task");
+  // A task of the board has its name; a tile set aside carries the record's form ({type, value},
+  // a double task its types): "forest/grain".
+  const name = taskName(task.name || (task.types ? task.types.join("/") : task.type) || "task");
   return `${name.charAt(0).toUpperCase()}${name.slice(1)} ${task.value ?? ""}`.trim();
 }
 
@@ -36,9 +38,47 @@ export function smallTile(edges, areas, flag) {
 }
 
 /**
+ * The log's lines with what each one says taken from the board (issue 60: a line carries no copy
+ * of what the board holds): a placed tile is its area's next tile (an area's n-th place line is
+ * its n-th tile), with the task it carries; a tile taken in the draft is the seat's next tile in
+ * `owned` (Head to Head: the tiles each seat took, in order); a completed or failed task is the
+ * area's task at the line's cell (`at`). A tile set aside is on no board: its line names it.
+ * `game`: the state as the page holds it (its log, its areas in seat order, one if shared).
+ */
+export function boardLog(game) {
+  const areas = game.areas || [];
+  const placed = new Map(), picked = new Map();
+  return (game.log || []).map((entry) => {
+    const index = areas.length === 1 ? 0 : entry.seat;
+    const area = areas[index];
+    if (entry.kind === "place") {
+      const n = placed.get(index) || 0;
+      placed.set(index, n + 1);
+      const tile = area?.tiles?.[n];
+      if (entry.tile || !tile) return entry;
+      const task = tile.task === undefined || tile.task === null ? null : area.tasks[tile.task];
+      return { ...entry, tile, task };
+    }
+    if (entry.kind === "pick") {
+      const n = picked.get(entry.seat) || 0;
+      picked.set(entry.seat, n + 1);
+      const tile = game.owned?.[entry.seat]?.[n];
+      return entry.tile || !tile ? entry : { ...entry, tile };
+    }
+    if ((entry.kind === "completed" || entry.kind === "failed") && entry.at && !entry.task) {
+      const [q, r] = entry.at;
+      const task = area?.tasks?.find((x) => x.at && x.at[0] === q && x.at[1] === r);
+      return task ? { ...entry, task } : entry;
+    }
+    return entry;
+  });
+}
+
+/**
  * A line of the log in words, without the player's name: [picture, text]; null if the entry
  * carries nothing to say it by (an older server's: its text is said instead).
- * `entry`: { kind: place | aside | pick | completed | failed, tile: {face, areas, flag}, task }.
+ * `entry`: { kind: place | aside | pick | completed | failed, tile: {face, areas, flag} (a board's
+ * tile: its edges too, as placed), task } (a game's line: as `boardLog` makes it).
  */
 export function logWords(entry) {
   const { kind, tile, task } = entry;

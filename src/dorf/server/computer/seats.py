@@ -26,20 +26,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from dorf.server.computer import hints
 from dorf.server.computer.pool import BUDGET_SHARE, HINTS, REPLAYS, Overrun, Refused, ThinkError, ThinkPool
 from dorf.server.computer.thinking import FAST_SECONDS, clock_allowance, think
-from dorf.server.edge.limits import InFlight
 from dorf.server.protocol.messages import Move, ProtocolError, parse_move
+from dorf.server.protocol.requests import InFlight
 from dorf.server.protocol.views import Json
 from dorf.server.round.game import Game
 from dorf.server.round.seats import COMMAND_PREFIX
 from dorf.server.round.session import COMPUTER, GameSession, computer_seed
+from dorf.server.storage.base import Storage
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.config import ServerConfig
 
 log = logging.getLogger("dorf.server")
 
@@ -61,9 +63,25 @@ WAIT_SHARE = 0.75
 class ComputerSeats:
     """Thinking for the computer seats of the games in memory."""
 
-    def __init__(self, hub: Hub, pool: ThinkPool) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        config: ServerConfig,
+        storage: Storage,
+        pool: ThinkPool,
+        games: Mapping[str, Game],
+        now: Callable[[], float],
+        move: Callable[[Game, Move], Awaitable[Any]],
+        background: Callable[[Awaitable[Any]], None],
+    ) -> None:
+        """``games`` are the games in memory (the cache's), ``move`` makes a computer's move (the
+        mover's)."""
+        self.config = config
+        self.storage = storage
         self.pool = pool
+        self.games = games
+        self.now = now
+        self.move = move
+        self.background = background
         #: Hints and replays asked for and not yet answered: one per address, a few per worker.
         self._hints = InFlight("hint", HINTS_PER_WORKER * pool.size)
         self._replays = InFlight("replay", REPLAYS_PER_WORKER * pool.size)
@@ -76,7 +94,7 @@ class ComputerSeats:
     def thinker(self, session: GameSession) -> str | None:
         """This server, if a computer seat must decide now in ``session`` (it will think)."""
         if any(session.seats[seat].kind == COMPUTER for seat in session.waiting()):
-            return self.hub.storage.instance
+            return self.storage.instance
         return None
 
     def kick(self, game: Game) -> None:
@@ -85,15 +103,19 @@ class ComputerSeats:
         session = game.session
         if session.is_over and game.bots:
             self.end_bots(game)
-        if session.is_over or self.hub.games.get(game.id) is not game or not game.lease:
+        if session.is_over or self.games.get(game.id) is not game or not game.lease:
             return
         for seat in session.waiting():
             if session.seats[seat].kind == COMPUTER and seat not in game.thinking:
                 game.thinking[seat] = asyncio.get_running_loop().create_task(self._think(game, seat))
 
     def thinking(self, game_id: str) -> list[int]:
-        game = self.hub.games.get(game_id)
+        game = self.games.get(game_id)
         return sorted(game.thinking) if game is not None else []
+
+    def cancel(self, game_id: str) -> None:
+        """Stop thinking for ``game_id`` in the pool (its jobs waiting or running)."""
+        self.pool.cancel(game_id)
 
     def claim(self, game: Game) -> None:
         """Take the lease to think for the game's computer seats if one must decide and nobody
@@ -104,17 +126,17 @@ class ComputerSeats:
 
         async def claim() -> None:
             version = game.session.version
-            if await self.hub.storage.claim_thinking(game.id, version) and game.session.version == version:
+            if await self.storage.claim_thinking(game.id, version) and game.session.version == version:
                 game.lease = True
                 self.kick(game)
 
-        self.hub.background(claim())
+        self.background(claim())
 
     async def _think(self, game: Game, seat: int) -> None:
         spec = game.session.seats[seat].player or "greedy"
         moved = False
         try:
-            delay = self.hub.config.ai_delay
+            delay = self.config.ai_delay
             allowed = self.allowance(game, seat)
             await asyncio.sleep(delay if allowed is None else min(delay, DELAY_SHARE * allowed))
             answer: Move | None = None
@@ -127,7 +149,7 @@ class ComputerSeats:
                     answer = await self._answer(game, seat, spec)
                     continue
                 try:
-                    await self.hub.mover.move(game, answer)
+                    await self.move(game, answer)
                     self.thoughts += 1
                     moved = True
                     return
@@ -164,8 +186,8 @@ class ComputerSeats:
         deadline = clock.deadline_of(seat)
         if deadline is None:
             return None
-        left = max(0.0, deadline - self.hub.now())  # its time, or the window of its first decision
-        return clock_allowance(left, clock.spec.increment) / self.hub.config.clock_scale
+        left = max(0.0, deadline - self.now())  # its time, or the window of its first decision
+        return clock_allowance(left, clock.spec.increment) / self.config.clock_scale
 
     async def _answer(self, game: Game, seat: int, spec: str) -> Move:
         """What the computer of ``seat`` plays, from what its seat may see; greedy if it fails."""
@@ -208,7 +230,7 @@ class ComputerSeats:
         session = game.session
         bot = game.bots.get(seat)
         if bot is None:
-            commands = self.hub.config.bot_commands
+            commands = self.config.bot_commands
             if commands is None:
                 log.warning(
                     "dorf: %s (%s) in game %s: this server runs no programs (--allow-bot-commands);"
@@ -268,7 +290,7 @@ class ComputerSeats:
 
     async def work(self, queue: str, kind: str, args: Json, seconds: float) -> Json:
         """A hint or a replay from the pool; its failures as the client's errors."""
-        cap = max(seconds, self.hub.config.ai_max_seconds)
+        cap = max(seconds, self.config.ai_max_seconds)
         try:
             return await self.pool.run(queue, kind, args, cap)
         except Refused as exc:

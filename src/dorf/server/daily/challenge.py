@@ -1,4 +1,4 @@
-"""``hub.daily``: the daily challenge.  Each day (UTC) has one solo Board Game shuffle, the same
+"""The daily challenge.  Each day (UTC) has one solo Board Game shuffle, the same
 for every player; each player's first game of it counts, and the rest is practice.
 
 - **The shuffle.** A day's seed is :func:`~dorf.server.daily.calendar.day_seed` of the day under
@@ -28,28 +28,32 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from dorf.formats.record import apply_decision, decision_entry, start_of
 from dorf.games.modes import MODES
 from dorf.players.levels import level_spec
 from dorf.server.computer.lessons import lessons_in
-from dorf.server.computer.pool import DAILY, LESSONS, ThinkError
+from dorf.server.computer.pool import DAILY, LESSONS, ThinkError, ThinkPool
 from dorf.server.daily.calendar import Today, day_seed, read_day, streak
 from dorf.server.protocol.messages import ProtocolError, need_object
-from dorf.server.round.seats import token_seats
+from dorf.server.round.events import GameChanged
+from dorf.server.round.seats import GameOrigin, token_seats
 from dorf.server.round.session import COMPUTER, HERE, computer_seed, record_head
-from dorf.server.storage.base import MOVE, Change, StorageError, StoredGame, StoredSeat, now
+from dorf.server.storage.base import MOVE, Change, Storage, StorageError, StoredGame, StoredSeat, now
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.computer.seats import ComputerSeats
+    from dorf.server.config import ServerConfig
     from dorf.server.players.accounts import Player
     from dorf.server.round.game import Game
-    from dorf.server.round.session import GameSession
+    from dorf.server.round.seats import Seating
     from dorf.server.storage.daily import Result
 
 log = logging.getLogger("dorf.server")
+#: What a request for a game of the challenge that chooses its seed is told.
+SEED_REFUSAL = "the daily challenge's seed is the server's: leave out seed"
 
 #: The secret's name in ``server_secret``.
 SECRET = "daily-seed"
@@ -76,12 +80,27 @@ def _unavailable(exc: StorageError) -> ProtocolError:
 
 
 class Daily:
-    """The daily challenge of a hub (see the module)."""
+    """The daily challenge of a server (see the module)."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        config = hub.config
-        self.today = Today(config.clock_time, config.today_file)
+    def __init__(
+        self,
+        config: ServerConfig,
+        storage: Storage,
+        today: Today,
+        seating: Seating,
+        computer: ComputerSeats,
+        pool: ThinkPool,
+        background: Callable[[Awaitable[Any]], None],
+    ) -> None:
+        """``computer`` asks the pool for hints' and lessons' work, ``pool`` plays the expert's
+        game and is cancelled for lessons no longer wanted."""
+        self.config = config
+        self.storage = storage
+        self.seating = seating
+        self.computer = computer
+        self.pool = pool
+        self.background = background
+        self.today = today
         self.expert_spec = level_spec(config.daily_expert) or config.daily_expert
         self._secret: bytes | None = None
         #: The expert's score of the days it is known for, and the days it is played here.
@@ -104,7 +123,7 @@ class Daily:
     # --- start, stop, the clock --------------------------------------------------------------
 
     async def start(self) -> None:
-        made = await self.hub.storage.daily_secret(SECRET, secrets.token_hex(32))
+        made = await self.storage.daily_secret(SECRET, secrets.token_hex(32))
         self._secret = bytes.fromhex(made)
         self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
@@ -126,7 +145,7 @@ class Daily:
         today = self.today()
         if self._checked != today:
             self._checked = today
-            self.hub.background(self._close_days(today))
+            self.background(self._close_days(today))
         if asked:
             self._wanted = today
         if self._wanted == today and today not in self._expert and today not in self._playing:
@@ -139,24 +158,19 @@ class Daily:
         return today
 
     async def _close_days(self, today: str) -> None:
-        for day in await self.hub.storage.daily_open_days(today):
-            if await self.hub.storage.daily_close(day):
+        for day in await self.storage.daily_open_days(today):
+            if await self.storage.daily_close(day):
                 self.counts["closed"] += 1
 
     def seed(self, day: str) -> int:
         assert self._secret is not None, "the daily challenge has not started"
         return day_seed(self._secret, day)
 
-    def mark(self, session: GameSession) -> None:
-        """A game in memory learns today's date from the challenge's clock (its seed is shown
-        once its day is over)."""
-        session.today = self.today
-
     # --- the expert's game ----------------------------------------------------------------
 
     async def _expert_game(self, day: str) -> None:
         """Play ``day``'s shuffle with the expert computer, one move a job, holding the lease."""
-        storage, instance = self.hub.storage, self.hub.storage.instance
+        storage, instance = self.storage, self.storage.instance
         try:
             row = await storage.daily_day(day)
             if row.expert is not None:
@@ -170,7 +184,7 @@ class Daily:
                     return  # another server plays it
                 number = len(record["decisions"])
                 try:
-                    answer = await self.hub.pool.think(
+                    answer = await self.pool.think(
                         DAILY, record, 0, self.expert_spec, computer_seed(seed, number, 0)
                     )
                     entry = {"player": 0, **answer}
@@ -193,7 +207,7 @@ class Daily:
     async def _store_expert(self, day: str, seed: int, decisions: list[dict[str, Any]]) -> None:
         """Keep the expert's game of ``day`` as a finished game (once: a server that took over
         the lease finds it stored), so that its board can be viewed once the day is over."""
-        storage, game_id = self.hub.storage, EXPERT_GAME.format(day=day)
+        storage, game_id = self.storage, EXPERT_GAME.format(day=day)
         if await storage.load_game(game_id) is not None:
             return
         seat = StoredSeat(0, COMPUTER, EXPERT_NAME, self.expert_spec, None, None)
@@ -215,14 +229,14 @@ class Daily:
         """The id of the expert's stored game of ``day`` (None: not stored, as before issue 61)."""
         known = self._boards.get(day)
         if known is None:
-            known = await self.hub.storage.load_game(EXPERT_GAME.format(day=day)) is not None
+            known = await self.storage.load_game(EXPERT_GAME.format(day=day)) is not None
             self._boards[day] = known
         return EXPERT_GAME.format(day=day) if known else None
 
     async def expert(self, day: str) -> int | None:
         known = self._expert.get(day)
         if known is None:
-            known = (await self.hub.storage.daily_day(day)).expert
+            known = (await self.storage.daily_day(day)).expert
             if known is not None:
                 self._expert[day] = known
         return known
@@ -241,7 +255,7 @@ class Daily:
         day = today if data.get("date") is None else read_day(data["date"])
         if day > today:
             raise ProtocolError("no-daily", f"the challenge of {day} has not begun", 404)
-        storage = self.hub.storage
+        storage = self.storage
         game_id = secrets.token_urlsafe(8)
         practice = True
         if day == today:
@@ -260,9 +274,10 @@ class Daily:
         seats = [{"kind": HERE, "name": player.name}]
         spec = {"mode": "coop", "practice": practice, "seats": seats}
         try:
-            answer = await self.hub.seating.create(
-                spec, creator=player, daily=day, seed=self.seed(day), game_id=game_id
+            origin = GameOrigin(
+                day, self.seed(day), game_id, "the daily challenge's seed is the server's: leave out seed"
             )
+            answer = await self.seating.create(spec, creator=player, origin=origin)
         except BaseException:
             if not practice:
                 with contextlib.suppress(StorageError):
@@ -271,15 +286,16 @@ class Daily:
         self.counts["practice" if practice else "attempts"] += 1
         return {**answer, "practice": practice, "date": day}
 
-    def changed(self, game: Game) -> None:
+    def changed(self, event: GameChanged) -> None:
         """A game changed: a counted attempt's score follows it (while its day lasts)."""
+        game = event.game
         session = game.session
         if session.daily is None or session.practice:
             return
         score = int(session.state.returns()[0])
         today = self.today()
         if session.daily == today:
-            self.hub.background(self.hub.storage.daily_score(game.id, score, session.is_over, today))
+            self.background(self.storage.daily_score(game.id, score, session.is_over, today))
 
     # --- what players see ------------------------------------------------------------------
 
@@ -290,16 +306,12 @@ class Daily:
         if day > today:
             raise ProtocolError("no-daily", f"the challenge of {day} has not begun", 404)
         over = day < today
-        storage = self.hub.storage
-        try:
-            row = await storage.daily_day(day)
-            mine = None if player is None else await storage.daily_result(day, player.id)
-            top = await storage.daily_top(day, TOP)
-            shown = over or (mine is not None and mine.finished)
-            median = await storage.daily_median(day, row.players) if shown else None
-            days = [] if player is None else await storage.daily_days(player.id, 400)
+        try:  # one storage call, one transaction
+            seen = await self.storage.daily_view(day, None if player is None else player.id, TOP, 400, over)
         except StorageError as exc:
             raise _unavailable(exc) from None
+        row, mine, top, median, days = seen.row, seen.mine, seen.top, seen.median, seen.days
+        shown = over or (mine is not None and mine.finished)
         expert = row.expert if row.expert is not None else self._expert.get(day)
         out: dict[str, Any] = {
             "date": day,
@@ -326,9 +338,9 @@ class Daily:
         its streak."""
         today = self.look()
         try:
-            history = await self.hub.storage.daily_history(player_id, CALENDAR)
-            best = await self.hub.storage.daily_best(player_id)
-            days = await self.hub.storage.daily_days(player_id, 400)
+            history = await self.storage.daily_history(player_id, CALENDAR)
+            best = await self.storage.daily_best(player_id)
+            days = await self.storage.daily_days(player_id, 400)
         except StorageError as exc:
             raise _unavailable(exc) from None
         calendar = []
@@ -369,7 +381,7 @@ class Daily:
         session = game.session
         if not session.is_over:
             raise ProtocolError("not-over", "the lessons come once the game is over", 409)
-        storage = self.hub.storage
+        storage = self.storage
         key = ",".join(str(seat) for seat in sorted(seats))
         try:
             kept = await storage.game_lessons(game.id, key)
@@ -405,7 +417,7 @@ class Daily:
     def _asking(self, address: str, players: set[str]) -> Iterator[None]:
         """Count one lessons computation for ``address`` and ``players`` while the block runs
         (ProtocolError 429 busy if one of them has one already, or the server has enough)."""
-        total = LESSONS_PER_WORKER * self.hub.computer.pool.size
+        total = LESSONS_PER_WORKER * self.pool.size
         if address in self._addresses:
             raise ProtocolError(
                 "busy", "one lessons request at a time from one address: wait for the one you asked for", 429
@@ -431,14 +443,13 @@ class Daily:
         the coach at its full budget on the placements it kept, each a job of its own."""
         session = game.session
         record = session.record()
-        spec = self.hub.config.daily_coach
+        spec = self.config.daily_coach
         players = sorted(session.player_of[seat] for seat in seats)
-        computer = self.hub.computer
         queue = f"{LESSONS} {game.id}/{','.join(str(seat) for seat in sorted(seats))}"
         try:
-            return await lessons_in(computer.work, queue, record, players, spec, LESSON_SECONDS)
+            return await lessons_in(self.computer.work, queue, record, players, spec, LESSON_SECONDS)
         except BaseException:
-            computer.pool.cancel(queue)  # the steps still waiting, or running
+            self.pool.cancel(queue)  # the steps still waiting, or running
             raise
 
     def health(self) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The ASGI app: the browser UI, the HTTP API and the websocket of each game.
 
-``create_app(config)`` builds a FastAPI app around a :class:`~dorf.server.hub.Hub`
-(handed the storage and bus of ``--db``); ``dorf serve`` runs it with uvicorn.
+``build_app(config, make)`` builds a FastAPI app around the server ``make(config)`` builds
+(:func:`dorf.server.hub.create_app` hands it the composition root, with the storage and bus of
+``--db``); ``dorf serve`` runs it with uvicorn.
 Routes (details in ``docs/server.md``):
 
 - ``/``, ``/game/ID``, ``/join/ID/CODE``, ``/replay``, ``/campaigns``: the page
@@ -15,7 +16,7 @@ Routes (details in ``docs/server.md``):
 Only requests for the server's own host names are answered (DNS rebinding);
 pages carry a Content-Security-Policy; a POST or a websocket from a page of
 another site is refused (:mod:`dorf.server.edge.limits`); creating games (every way of
-making one, per address and per player: :mod:`dorf.server.edge.creating`) and campaigns
+making one, per address and per player: :mod:`dorf.server.round.creating`) and campaigns
 is limited per address, and hints and replays are computed in the
 worker processes, one at a time per address.  Every error, from the routes or
 from the framework (an unknown path, a method not allowed), is answered in the
@@ -27,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -42,12 +43,11 @@ from dorf.server.computer.hints import check_hint_allowed
 from dorf.server.config import ServerConfig
 from dorf.server.daily.routes import add_daily_routes
 from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
-from dorf.server.edge.creating import RateLimited, count_new_game
 from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
 from dorf.server.edge.missing import MissingPages, wants_page
+from dorf.server.edge.parts import ServerParts
 from dorf.server.edge.players import add_player_routes
 from dorf.server.edge.socket import serve_socket
-from dorf.server.hub import Hub
 from dorf.server.lobby.routes import add_lobby_routes, open_game
 from dorf.server.protocol.messages import (
     MAX_BODY,
@@ -57,10 +57,10 @@ from dorf.server.protocol.messages import (
     parse_move,
     parse_seat,
 )
+from dorf.server.round.creating import RateLimited, count_new_game
 from dorf.server.round.game import Broken, Game
 from dorf.server.round.preview import preview
 from dorf.server.round.seats import check_seat, token_seats
-from dorf.server.storage import open_storage
 from dorf.server.storage.base import StorageError
 
 log = logging.getLogger("dorf.server")
@@ -109,15 +109,14 @@ def error_response(error: ProtocolError, headers: dict[str, str] | None = None) 
     return JSONResponse({"error": error.as_json()}, status_code=error.status, headers=headers)
 
 
-def create_app(config: ServerConfig | None = None) -> FastAPI:
-    """The app; its hub opens the storage when the app starts and closes it when it stops."""
-    config = config or ServerConfig()
+def build_app(config: ServerConfig, make: Callable[[ServerConfig], ServerParts]) -> FastAPI:
+    """The app around the server ``make(config)`` builds when the app starts (it opens its
+    storage then, and closes it when the app stops)."""
     state: dict[str, Any] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        storage, bus = open_storage(config.db, grace=config.storage_grace, lease=config.lease)
-        hub = Hub(config, storage, bus)
+        hub = make(config)
         await hub.start()
         desk = CampaignDesk(config.db)
         await desk.open()
@@ -132,8 +131,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app = FastAPI(title="dorf", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(HostCheck, hosts=config.allowed_hosts)
 
-    def hub() -> Hub:
-        result: Hub = state["hub"]
+    def hub() -> ServerParts:
+        result: ServerParts = state["hub"]
         return result
 
     def desk() -> CampaignDesk:
@@ -242,6 +241,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # --- games -------------------------------------------------------------------------
 
+    async def new_game(request: Request, player_id: str | None) -> None:
+        """Count a new game of ``request`` (and its player's): every new game counts."""
+        storage, per_minute = hub().storage, hub().config.create_limit
+        await count_new_game(storage, per_minute, client_address(request), player_id)
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return hub().health()
@@ -251,13 +255,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         data = await body_of(request)
         if isinstance(data, dict) and data.get("open") is not None:  # for anyone, in the lobby
 
-            async def limited() -> None:  # every new game counts (edge/creating.py)
+            async def limited() -> None:  # every new game counts (round/creating.py)
                 known = await hub().players.known(request)
-                await count_new_game(hub(), client_address(request), None if known is None else known.id)
+                await new_game(request, None if known is None else known.id)
 
             return await open_game(hub(), request, data, limited)
         creator = await hub().players.known(request)  # None: a program without a player's cookie
-        await count_new_game(hub(), client_address(request), None if creator is None else creator.id)
+        await new_game(request, None if creator is None else creator.id)
         return JSONResponse(await hub().seating.create(data, creator=creator), status_code=201)
 
     @app.get("/api/games/{game_id}")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
@@ -37,7 +37,32 @@ from dorf.server.protocol.messages import ProtocolError, need_object
 from dorf.server.storage.base import StorageError
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from collections.abc import Mapping
+
+    from dorf.server.daily.challenge import Daily
+    from dorf.server.players.service import Players
+    from dorf.server.round.game import Game
+    from dorf.server.storage.base import Storage
+
+
+class PlayerParts(Protocol):
+    """What the players' routes use of the server (the app factory hands them the composition
+    root's)."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def players(self) -> Players: ...
+
+    @property
+    def daily(self) -> Daily: ...
+
+    @property
+    def games(self) -> Mapping[str, Game]: ...
+
+    async def playable(self, game_id: str) -> Game: ...
+
 
 #: Sign-in attempts a minute from one address, for one name from one address, and for one name
 #: from anywhere (much higher, so that a guesser elsewhere does not keep the owner out).
@@ -47,10 +72,10 @@ PASSWORD_PER_PLAYER, PASSWORD_PER_ADDRESS = 5, 10
 
 
 def add_player_routes(
-    app: FastAPI, hub: Callable[[], Hub], body_of: Callable[[Request], Awaitable[Any]]
+    app: FastAPI, hub: Callable[[], PlayerParts], body_of: Callable[[Request], Awaitable[Any]]
 ) -> None:
-    """The players' routes on ``app`` (``hub()`` the app's hub, ``body_of`` a changing request's
-    JSON body, checked to come from the server's own pages)."""
+    """The players' routes on ``app`` (``hub()`` the server's parts, once it runs; ``body_of`` a
+    changing request's JSON body, checked to come from the server's own pages)."""
 
     async def player_body(request: Request, what: str) -> tuple[Any, dict[str, Any]]:
         data = need_object(await body_of(request), what)
@@ -176,7 +201,7 @@ def add_player_routes(
         found = await hub().players.profile(name)
         player_id = found.pop("id")  # the page shows the name
         for line in found["games"]:  # how each ended: "lost on time", not "lost"
-            line["end"] = await game_end(hub(), line["id"])
+            line["end"] = await game_end(hub().games, hub().storage, line["id"])
         return {**found, **await hub().daily.of_player(player_id)}
 
     @app.get("/api/games/{game_id}/players")
@@ -186,15 +211,15 @@ def add_player_routes(
         return await hub().players.seats(game)
 
 
-async def game_end(hub: Hub, game_id: str) -> str | None:
+async def game_end(games: Mapping[str, Game], storage: Storage, game_id: str) -> str | None:
     """How a finished game ended (``normal``, ``time``, ``resign``, ``aborted``): from the game in
-    memory, else its stored row (None: it cannot be read now)."""
-    game = hub.games.get(game_id)
+    memory (``games``), else its stored row (None: it cannot be read now)."""
+    game = games.get(game_id)
     if game is not None:
         ending = game.session.ending
         return "normal" if ending is None else ending.end
     try:
-        stored = await hub.storage.load_game(game_id)
+        stored = await storage.load_game(game_id)
     except StorageError:
         return None
     return None if stored is None else stored.end or "normal"

@@ -19,7 +19,7 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dorf.server.edge.limits import client_address
-from dorf.server.hub import Hub
+from dorf.server.edge.parts import ServerParts
 from dorf.server.protocol.messages import (
     ClientIn,
     Hello,
@@ -40,7 +40,7 @@ from dorf.server.round.preview import preview
 from dorf.server.round.seats import check_seat, seats_for
 
 
-async def serve_socket(hub: Hub, ws: WebSocket, game_id: str) -> None:
+async def serve_socket(hub: ServerParts, ws: WebSocket, game_id: str) -> None:
     """The whole life of one client of game ``game_id`` (accepted already)."""
     try:
         game = await hub.game(game_id)
@@ -84,7 +84,7 @@ async def serve_socket(hub: Hub, ws: WebSocket, game_id: str) -> None:
             await pump
 
 
-async def _next(hub: Hub, ws: WebSocket, conn: Connection) -> Message | None:
+async def _next(hub: ServerParts, ws: WebSocket, conn: Connection) -> Message | None:
     """The client's next message; None if a client that is held back (no room for another
     spectator) has not said hello within ``hello_seconds``."""
     if conn.refusal is None:
@@ -95,7 +95,7 @@ async def _next(hub: Hub, ws: WebSocket, conn: Connection) -> Message | None:
         return None
 
 
-async def _handle(hub: Hub, game: Game | Broken, conn: Connection, message: ClientIn) -> None:
+async def _handle(hub: ServerParts, game: Game | Broken, conn: Connection, message: ClientIn) -> None:
     """One client message, answered in order (a move is answered once made; it is saved after)."""
     ref = message.id
     if isinstance(message, Ping):
@@ -115,7 +115,7 @@ async def _handle(hub: Hub, game: Game | Broken, conn: Connection, message: Clie
         raise _answering(exc, ref) from None
 
 
-async def _act(hub: Hub, game: Game, conn: Connection, message: ClientIn) -> None:
+async def _act(hub: ServerParts, game: Game, conn: Connection, message: ClientIn) -> None:
     ref = message.id
     if isinstance(message, Hello):
         seats, bad = seats_for(game, message.tokens)

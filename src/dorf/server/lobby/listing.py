@@ -22,7 +22,7 @@ from dorf.server.protocol.messages import ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
 from dorf.server.round.clients import Connection
-from dorf.server.storage.lobby import OpenGame
+from dorf.server.storage.rows import OpenGame
 
 if TYPE_CHECKING:
     from dorf.server.config import ServerConfig

@@ -6,7 +6,7 @@ sockets, and the pairing of them (the rule is :mod:`.pairing`; the rows :mod:`do
 (:func:`dorf.server.protocol.delta.diff`) whenever it changes, as a game's clients do.  It is
 read again when this server changed it or another server says it did (``dorf_lobby``), a read
 at a time however many changes come meanwhile.  A game leaves it when its last seat is taken or
-it ends (``hub.lobby_hooks``, the finisher's listeners), or when nobody took it in time
+it ends (it hears the round's ``SeatTaken`` and ``GameEnded``), or when nobody took it in time
 (:func:`.listing.expires_at`: 30 minutes for a real-time clock, a day for correspondence or
 none; each entry says when, ``expires``).  The document (:mod:`.listing`) holds the 50
 newest open games; a client whose player has open games beyond them holds a
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from dorf.games.modes import MODES
 from dorf.server.lobby.listing import Addresses, Listing, address_full, expires_at
 from dorf.server.lobby.offers import push_offer
-from dorf.server.lobby.pairing import Seek, pairs
+from dorf.server.lobby.pairing import pairs
 from dorf.server.lobby.people import START_RATING, START_RD, rating_of
 from dorf.server.protocol.messages import ProtocolError
 from dorf.server.protocol.views import Json
@@ -52,11 +52,17 @@ from dorf.server.round.clock import parse_spec, versus
 from dorf.server.round.game import Game
 from dorf.server.round.session import HERE, ONLINE
 from dorf.server.storage.base import StorageError
-from dorf.server.storage.lobby import ADDRESS_FULL, Choose, OpenGame, Pool, note
+from dorf.server.storage.lobby import ADDRESS_FULL, note
+from dorf.server.storage.rows import Choose, OpenGame, Pool, Seek
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.config import ServerConfig
     from dorf.server.players.accounts import Player
+    from dorf.server.players.service import Players
+    from dorf.server.round.cache import GameCache
+    from dorf.server.round.seats import Seating
+    from dorf.server.storage.base import Storage
+    from dorf.server.storage.bus import Bus
 
 log = logging.getLogger("dorf.server")
 
@@ -97,8 +103,18 @@ def storage_error(exc: StorageError) -> ProtocolError:
 class Lobby:
     """The open games and the seeks of this server."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        config: ServerConfig,
+        storage: Storage,
+        bus: Bus,
+        cache: GameCache,
+        seating: Seating,
+        players: Players,
+    ) -> None:
+        """``cache`` holds the games in memory, ``players`` knows their ratings."""
+        self.config, self.storage, self.bus = config, storage, bus
+        self.cache, self.seating, self.players = cache, seating, players
         self.clients: set[Connection] = set()
         self.waiting: dict[str, Waiting] = {}
         #: This server's seeks that ended (cancelled, or their socket closed) in the last
@@ -130,7 +146,7 @@ class Lobby:
     # --- start and stop ---------------------------------------------------------------
 
     async def start(self) -> None:
-        self.hub.bus.on_lobby(self.heard)
+        self.bus.on_lobby(self.heard)
         with contextlib.suppress(StorageError):
             await self._read()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
@@ -143,7 +159,7 @@ class Lobby:
             task.cancel()
         for seek_id in list(self.waiting):
             with contextlib.suppress(StorageError):
-                await self.hub.storage.lobby_unseek(seek_id)
+                await self.storage.lobby_unseek(seek_id)
         self.waiting.clear()
 
     def health(self) -> Json:
@@ -168,7 +184,7 @@ class Lobby:
 
     def room(self, address: str) -> ProtocolError | None:
         """Why a new lobby client from ``address`` cannot be let in (None: it can)."""
-        return self.addresses.room(address, len(self.clients), self.hub.config)
+        return self.addresses.room(address, len(self.clients), self.config)
 
     def attach(self, conn: Connection) -> None:
         """A new client: the list (the newest open games, and its player's own)."""
@@ -205,7 +221,7 @@ class Lobby:
         while self._recount:
             self._recount = False
             try:
-                found = await self.hub.storage.lobby_pools(POOLS_SHOWN)
+                found = await self.storage.lobby_pools(POOLS_SHOWN)
             except StorageError as exc:
                 log.warning("dorf: the seeks could not be counted: %s", exc)
                 return
@@ -252,12 +268,12 @@ class Lobby:
             raise storage_error(exc) from None
 
     async def _read(self) -> None:
-        found = await self.hub.storage.lobby_games()
+        found = await self.storage.lobby_games()
         self.games = {g.game: g for g in found if g.invited is None}
         offers, self.offers = self.offers, {g.game: g for g in found if g.invited is not None}
         for game_id, offer in self.offers.items():
             if game_id not in offers:  # offered just now: the invited player hears it at once
-                push_offer(self.hub, self.clients, offer)
+                push_offer(self.cache.games.values(), self.clients, offer)
         self.listing.update(self.games.values(), self.clients)
 
     async def expire(self) -> int:
@@ -268,7 +284,7 @@ class Lobby:
         for entry in [*self.games.values(), *self.offers.values()]:
             if expires_at(entry) <= now:
                 try:
-                    gone += await self.hub.storage.lobby_seats(entry.game, 0)
+                    gone += await self.storage.lobby_seats(entry.game, 0)
                 except StorageError as exc:
                     log.warning("dorf: an open game could not expire: %s", exc)
                     break
@@ -277,7 +293,7 @@ class Lobby:
         return gone
 
     def changed(self, game: Game) -> None:
-        """A hook of ``hub.lobby_hooks``: a seat of ``game`` was taken, or it ended."""
+        """A seat of ``game`` was taken, or it ended (the composition root subscribes it)."""
         entry = self.games.get(game.id) or self.offers.get(game.id)
         if entry is None:
             return
@@ -285,13 +301,9 @@ class Lobby:
         if free != entry.free:
             self._spawn(self._set_free(game.id, free))
 
-    async def ended(self, game: Game, ending: Any) -> None:
-        """A listener of the finisher: a game that ended leaves the list."""
-        self.changed(game)
-
     async def _set_free(self, game_id: str, free: int) -> None:
         try:
-            if await self.hub.storage.lobby_seats(game_id, free):
+            if await self.storage.lobby_seats(game_id, free):
                 self.stale()
         except StorageError as exc:
             log.warning("dorf: the lobby could not count the seats of %s: %s", game_id, exc)
@@ -300,11 +312,11 @@ class Lobby:
         """ProtocolError ``too-many`` if ``player`` has :data:`LIMIT` open games and seeks, or
         ``address`` ``open_games_per_address`` open games listed (as last read: the storage counts
         again when the game is listed)."""
-        most = self.hub.config.open_games_per_address
+        most = self.config.open_games_per_address
         if address and most and sum(g.address == address for g in self.games.values()) >= most:
             raise address_full(most)
         try:
-            count = await self.hub.storage.lobby_count(player.id)
+            count = await self.storage.lobby_count(player.id)
         except StorageError as exc:
             raise storage_error(exc) from None
         if count >= LIMIT:
@@ -317,7 +329,7 @@ class Lobby:
         ``address``, which lists at most ``open_games_per_address``; "": a rematch, not counted): when it
         leaves the list if nobody takes it (seconds since 1970)."""
         mode = made["mode"]
-        rating, rd = await rating_of(self.hub, player.id, mode)
+        rating, rd = await rating_of(self.players, player.id, mode)
         spec = parse_spec(body.get("clock"))
         seats = body.get("seats") or []
         entry = OpenGame(
@@ -336,11 +348,11 @@ class Lobby:
             address,
         )
         try:
-            refused = await self.hub.storage.lobby_open(entry, LIMIT, self.hub.config.open_games_per_address)
+            refused = await self.storage.lobby_open(entry, LIMIT, self.config.open_games_per_address)
         except StorageError as exc:
             raise storage_error(exc) from None
         if refused == ADDRESS_FULL:
-            raise address_full(self.hub.config.open_games_per_address)
+            raise address_full(self.config.open_games_per_address)
         if refused is not None:
             raise too_many()
         self.counts.games += 1
@@ -367,8 +379,8 @@ class Lobby:
             )
         if entry.creator == player.id:
             raise ProtocolError("own-game", "this is your own game: someone else takes its seat", 409)
-        game = await self.hub.playable(game_id)
-        seated = await self.hub.seating.take_open(game, player.name, player)
+        game = await self.cache.playable(game_id)
+        seated = await self.seating.take_open(game, player.name, player)
         return {
             "type": "seated",
             "game": game_id,
@@ -383,7 +395,7 @@ class Lobby:
         if entry is None or entry.creator != player.id:
             raise ProtocolError("not-open", "you have no open game of that id in the lobby", 404)
         try:
-            await self.hub.storage.lobby_seats(entry.game, 0)
+            await self.storage.lobby_seats(entry.game, 0)
         except StorageError as exc:
             raise storage_error(exc) from None
         self.stale()
@@ -401,7 +413,7 @@ class Lobby:
         rated = data.get("rated", False)
         if not isinstance(rated, bool):
             raise ProtocolError("bad-message", "rated must be true or false")
-        rating, rd = await rating_of(self.hub, player.id, mode)
+        rating, rd = await rating_of(self.players, player.id, mode)
         seek = Seek(
             secrets.token_urlsafe(9),
             player.id,
@@ -416,7 +428,7 @@ class Lobby:
         # Waiting here before it is stored: another server may pair it the moment it is.
         self.waiting[seek.id] = waiting = Waiting(seek, player, conn)
         try:
-            stored = await self.hub.storage.lobby_seek(seek, LIMIT)
+            stored = await self.storage.lobby_seek(seek, LIMIT)
         except StorageError as exc:
             self.waiting.pop(seek.id, None)
             raise storage_error(exc) from None
@@ -437,7 +449,7 @@ class Lobby:
         del self.waiting[seek_id]
         self.gone[seek_id] = time.monotonic()
         try:
-            await self.hub.storage.lobby_unseek(seek_id)
+            await self.storage.lobby_unseek(seek_id)
         except StorageError as exc:
             log.warning("dorf: a seek could not be ended: %s", exc)
         self.count_seekers()
@@ -456,7 +468,7 @@ class Lobby:
         while again:
             self._again.discard(pool)
             try:
-                made = await self.hub.storage.lobby_pair(pool, self.rule)
+                made = await self.storage.lobby_pair(pool, self.rule)
             except StorageError as exc:
                 log.warning("dorf: the seeks could not be paired: %s", exc)
                 return
@@ -474,7 +486,7 @@ class Lobby:
             beats += 1
             if beats % 10 == 0:
                 with contextlib.suppress(StorageError):
-                    await self.hub.storage.lobby_sweep()
+                    await self.storage.lobby_sweep()
                 if self.clients:  # the seeks of the other servers come and go too
                     self.count_seekers()
                 await self.expire()
@@ -501,7 +513,7 @@ class Lobby:
             "seats": [{"kind": ONLINE, "name": s.name} for s in order],
         }
         try:
-            made = await self.hub.seating.create(body)
+            made = await self.seating.create(body)
         except ProtocolError as exc:
             log.warning("dorf: a paired game could not be made: %s", exc.message)
             return
@@ -512,7 +524,7 @@ class Lobby:
                 self._spawn(self.seat(seek.id, made["id"], invite))
             else:
                 try:
-                    await self.hub.storage.lobby_tell(
+                    await self.storage.lobby_tell(
                         note("paired", seek=seek.id, game=made["id"], invite=invite)
                     )
                 except StorageError as exc:
@@ -521,7 +533,7 @@ class Lobby:
     async def _seek_again(self, seek: Seek) -> None:
         """Store ``seek`` again (the pairing took its row) and pair its pool again."""
         try:
-            stored = await self.hub.storage.lobby_seek(seek, LIMIT)
+            stored = await self.storage.lobby_seek(seek, LIMIT)
         except StorageError as exc:
             log.warning("dorf: a seek could not be stored again: %s", exc)
             return
@@ -536,8 +548,8 @@ class Lobby:
         if waiting is None:
             return  # its socket closed meanwhile: the seat stays free (the clock aborts the game)
         try:
-            game = await self.hub.playable(game_id)
-            seated = await self.hub.seating.join(game, {"invite": invite}, waiting.player)
+            game = await self.cache.playable(game_id)
+            seated = await self.seating.join(game, {"invite": invite}, waiting.player)
         except ProtocolError as exc:
             waiting.conn.send({"type": "error", "code": exc.code, "message": exc.message})
             return

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from dorf.server.edge.creating import count_new_game
-from dorf.server.edge.limits import client_address
 from dorf.server.protocol.messages import ProtocolError
+from dorf.server.protocol.requests import client_address
 from dorf.server.protocol.views import Json
+from dorf.server.round.creating import count_new_game
 from dorf.server.round.game import Broken, Game
 from dorf.server.round.session import COMPUTER, HERE, ONLINE
 from dorf.server.storage.base import StorageError
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.lobby.parts import LobbyParts
     from dorf.server.players.accounts import Player
 
 #: Games listed at most.
@@ -69,36 +69,36 @@ def game_line(game: Game, player_id: str) -> Json:
     }
 
 
-async def my_games(hub: Hub, player: Player) -> Json:
+async def my_games(parts: LobbyParts, player: Player) -> Json:
     """``GET /api/me/games``: the player's games, their move first, and rematches offered to them."""
     try:
-        ids = await hub.storage.player_games(player.id, MAX_GAMES)
+        ids = await parts.storage.player_games(player.id, MAX_GAMES)
     except StorageError as exc:
         raise ProtocolError("storage", f"your games cannot be read now ({exc})", 503) from None
     lines = []
     for game_id in ids:
         try:
-            game = await hub.game(game_id)
+            game = await parts.game(game_id)
         except ProtocolError:
             continue
         if isinstance(game, Game) and _mine(game, player.id):
             await game.settled()
             lines.append(game_line(game, player.id))
     lines.sort(key=lambda g: (not g["your_move"], g["over"]))  # stable: the most recent first within
-    await hub.lobby.reread_now()
+    await parts.lobby.reread_now()
     offers = [
         {"id": o.game, "mode": o.mode, "clock": o.clock, "rated": o.rated, "name": o.name}
-        for o in hub.lobby.offers.values()
+        for o in parts.lobby.offers.values()
         if o.invited == player.id
     ]
     return {"games": lines, "offers": offers}
 
 
-async def rematch(hub: Hub, game_id: str, player: Player, address: str = "unknown") -> Json:
+async def rematch(parts: LobbyParts, game_id: str, player: Player, address: str = "unknown") -> Json:
     """``POST /api/games/ID/rematch``: the new game (the asker's tokens), offered to the other.
     It counts against the limit on new games of ``address`` and of the player
-    (:mod:`dorf.server.edge.creating`)."""
-    found = await hub.game(game_id)
+    (:mod:`dorf.server.round.creating`)."""
+    found = await parts.game(game_id)
     if isinstance(found, Broken):
         raise found.refusal()
     game = found
@@ -132,30 +132,30 @@ async def rematch(hub: Hub, game_id: str, player: Player, address: str = "unknow
     body: Json = {"mode": session.mode, "seats": seats, "rated": session.rated}
     if session.clock is not None:
         body["clock"] = session.clock.spec.text
-    await hub.lobby.check_room(player)
-    await count_new_game(hub, address, player.id)
-    made = await hub.seating.create(body, creator=player)
+    await parts.lobby.check_room(player)
+    await count_new_game(parts.storage, parts.config.create_limit, address, player.id)
+    made = await parts.seating.create(body, creator=player)
     if made["invites"]:
         invited = next(iter(others), None)
-        await hub.lobby.list_open(made, body, player, invited=invited)
+        await parts.lobby.list_open(made, body, player, invited=invited)
     return made
 
 
 def add_mine_routes(
-    app: FastAPI, hub: Callable[[], Hub], body_of: Callable[[Request], Awaitable[Any]]
+    app: FastAPI, parts: Callable[[], LobbyParts], body_of: Callable[[Request], Awaitable[Any]]
 ) -> None:
     """``GET /api/me/games`` and ``POST /api/games/ID/rematch`` on ``app``."""
 
     @app.get("/api/me/games")
     async def me_games(request: Request) -> JSONResponse:
-        player = await hub().players.player_of(request)  # a read: it makes nobody
+        player = await parts().players.player_of(request)  # a read: it makes nobody
         if player is None:
             return JSONResponse({"games": [], "offers": []})
-        return JSONResponse(await my_games(hub(), player))
+        return JSONResponse(await my_games(parts(), player))
 
     @app.post("/api/games/{game_id}/rematch")
     async def game_rematch(game_id: str, request: Request) -> JSONResponse:
         await body_of(request)
-        player = await hub().players.of_request(request, None)
-        made = await rematch(hub(), game_id, player, client_address(request))
+        player = await parts().players.of_request(request, None)
+        made = await rematch(parts(), game_id, player, client_address(request))
         return JSONResponse(made, status_code=201)

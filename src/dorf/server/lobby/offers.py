@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
-from dorf.server.round.clients import Connection
-from dorf.server.storage.lobby import OpenGame
+from dorf.server.round.connection import Connection
+from dorf.server.storage.rows import OpenGame
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.round.game import Game
 
 
 def offer_json(offer: OpenGame) -> Json:
@@ -32,13 +32,14 @@ def offer_json(offer: OpenGame) -> Json:
     }
 
 
-def push_offer(hub: Hub, lobby_clients: Iterable[Connection], offer: OpenGame) -> None:
-    """Tell ``offer`` to its invited player's sockets on this server (see the module)."""
+def push_offer(games: Iterable[Game], lobby_clients: Iterable[Connection], offer: OpenGame) -> None:
+    """Tell ``offer`` to its invited player's sockets on this server (see the module): in the
+    lobby, and in ``games`` (the games in memory)."""
     text = dumps({"type": "rematch", **offer_json(offer)})
     for conn in list(lobby_clients):
         if conn.player_id == offer.invited:
             conn.send(text)
-    for game in list(hub.games.values()):
+    for game in list(games):
         session = game.session
         if not game.connections or not session.is_over:
             continue

@@ -23,7 +23,8 @@ tie); the **oldest seeks choose first**.  The numbers are argued in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from dorf.server.storage.rows import Seek as Seek
 
 #: Rating points the accepted difference widens by per second that both seeks have waited.
 GROW_PER_SECOND = 10.0
@@ -32,32 +33,6 @@ MAX_WAIT_BONUS = 460.0
 #: A provisional rating's uncertainty counts half its RD: a new player (RD 500) is met within
 #: 250 at once, an established one (RD 60) within the pool's range alone.
 RD_SHARE = 0.5
-
-
-@dataclass(frozen=True)
-class Seek:
-    """One player waiting for a game: ``since`` is when they began (seconds, any clock shared
-    by the seeks compared); ``clock`` the clock's text (``"3+2"``, ``"1d"``, or ``None``)."""
-
-    id: str
-    player: str
-    name: str
-    rating: float
-    rd: float
-    mode: str
-    clock: str | None
-    rated: bool
-    since: float
-
-    def json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "rating": round(self.rating),
-            "mode": self.mode,
-            "clock": self.clock,
-            "rated": self.rated,
-        }
 
 
 def compatible(a: Seek, b: Seek) -> bool:

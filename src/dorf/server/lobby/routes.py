@@ -29,15 +29,15 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
-from dorf.server.edge.creating import count_new_game
-from dorf.server.edge.limits import allowed_origin, client_address
 from dorf.server.lobby.lobby import open_body
 from dorf.server.lobby.mine import add_mine_routes
 from dorf.server.protocol.messages import ProtocolError, error_message, need_object, parse_json
+from dorf.server.protocol.requests import allowed_origin, client_address
 from dorf.server.round.clients import Connection
+from dorf.server.round.creating import count_new_game
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.lobby.parts import LobbyParts
     from dorf.server.players.accounts import Player
 
 #: What a lobby client may send.
@@ -46,45 +46,45 @@ LOBBY_TYPES = ("seek", "cancel", "take", "withdraw", "ping", "sync")
 
 def add_lobby_routes(
     app: FastAPI,
-    hub: Callable[[], Hub],
+    parts: Callable[[], LobbyParts],
     body_of: Callable[[Request], Awaitable[Any]],
 ) -> None:
     """The lobby's routes on ``app`` (before ``/ws/{game_id}``, which would take ``lobby``)."""
-    add_mine_routes(app, hub, body_of)
+    add_mine_routes(app, parts, body_of)
 
     @app.get("/api/lobby")
     async def lobby_list() -> dict[str, Any]:
-        await hub().lobby.reread_now()  # as stored now (the sockets hear it a moment later)
-        return {"games": list(hub().lobby.doc["games"].values())}
+        await parts().lobby.reread_now()  # as stored now (the sockets hear it a moment later)
+        return {"games": list(parts().lobby.doc["games"].values())}
 
     @app.post("/api/lobby/{game_id}/take")
     async def lobby_take(game_id: str, request: Request) -> JSONResponse:
         await body_of(request)  # only from our own pages
         response = JSONResponse({})
-        player = await hub().players.of_request(request, response)
-        seated = await hub().lobby.take(game_id, player)
+        player = await parts().players.of_request(request, response)
+        seated = await parts().lobby.take(game_id, player)
         answer = JSONResponse(seated)
         answer.raw_headers.extend(h for h in response.raw_headers if h[0] == b"set-cookie")
         return answer
 
     @app.websocket("/ws/lobby")
     async def lobby_socket(ws: WebSocket) -> None:
-        config = hub().config
+        config = parts().config
         if not allowed_origin(
             ws.headers.get("origin"), ws.headers.get("host"), config.allowed_hosts, config.origins
         ):
             await ws.close(code=4403)
             return
         await ws.accept()
-        await serve_lobby(hub(), ws)
+        await serve_lobby(parts(), ws)
 
 
-async def serve_lobby(hub: Hub, ws: WebSocket) -> None:
+async def serve_lobby(parts: LobbyParts, ws: WebSocket) -> None:
     """The whole life of one lobby client (accepted already)."""
-    lobby = hub.lobby
+    lobby = parts.lobby
     conn = Connection(ws.send_text, lambda code: ws.close(code=code), client_address(ws))
     pump = asyncio.get_running_loop().create_task(conn.pump())
-    player = await hub.players.of_socket(ws)
+    player = await parts.players.of_socket(ws)
     # max_connections, and max_connections_per_address: checked and counted with no wait between
     conn.refusal = lobby.room(conn.address)
     if conn.refusal is not None:
@@ -108,7 +108,7 @@ async def serve_lobby(hub: Hub, ws: WebSocket) -> None:
                 ref = data.get("id")
                 if ref is not None and not isinstance(ref, int | str):
                     ref = None
-                answer = await _handle(hub, conn, player, data, ws)
+                answer = await _handle(parts, conn, player, data, ws)
                 if answer is not None:
                     conn.send({**answer, "id": ref} if ref is not None else answer)
             except ProtocolError as exc:
@@ -124,14 +124,14 @@ async def serve_lobby(hub: Hub, ws: WebSocket) -> None:
 
 
 async def _handle(
-    hub: Hub,
+    parts: LobbyParts,
     conn: Connection,
     player: Player | None,
     data: dict[str, Any],
     ws: WebSocket,
 ) -> dict[str, Any] | None:
     kind = data.get("type")
-    lobby = hub.lobby
+    lobby = parts.lobby
     if kind == "ping":
         return {"type": "pong"}
     if kind == "sync":
@@ -142,7 +142,8 @@ async def _handle(
     if player is None:
         raise ProtocolError("no-player", "open the site first: seeking and taking seats need a player", 401)
     if kind == "seek":
-        await count_new_game(hub, client_address(ws), player.id)  # the game it makes is one
+        # the game it makes is one
+        await count_new_game(parts.storage, parts.config.create_limit, client_address(ws), player.id)
         seek = await lobby.seek(conn, player, data)
         return {"type": "seeking", "seek": seek.json()}
     if kind == "cancel":
@@ -155,7 +156,10 @@ async def _handle(
 
 
 async def open_game(
-    hub: Hub, request: Request, data: dict[str, Any], limited: Callable[[], Awaitable[JSONResponse | None]]
+    parts: LobbyParts,
+    request: Request,
+    data: dict[str, Any],
+    limited: Callable[[], Awaitable[JSONResponse | None]],
 ) -> JSONResponse:
     """``POST /api/games`` with ``"open": true``: a game whose online seats anyone may take from
     the lobby (``false``: a game as any other).  The creator's open games and seeks are limited
@@ -168,16 +172,16 @@ async def open_game(
     if flag:
         open_body(data)
     cookies = JSONResponse({})
-    player = await hub.players.of_request(request, cookies)
+    player = await parts.players.of_request(request, cookies)
     address = client_address(request)
     if flag:
-        await hub.lobby.check_room(player, address)
+        await parts.lobby.check_room(player, address)
     refused = await limited()
     if refused is not None:
         return refused
-    made = await hub.seating.create(data, creator=player)
+    made = await parts.seating.create(data, creator=player)
     if flag:
-        made["expires"] = round(await hub.lobby.list_open(made, data, player, address=address))
+        made["expires"] = round(await parts.lobby.list_open(made, data, player, address=address))
     answer = JSONResponse(made, status_code=201)
     answer.raw_headers.extend(h for h in cookies.raw_headers if h[0] == b"set-cookie")
     return answer

@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dorf.server.edge.limits import client_address
 from dorf.server.players.inputs import (
     check_label,
     check_password,
@@ -56,6 +55,7 @@ from dorf.server.players.inputs import (
 )
 from dorf.server.players.names import random_name
 from dorf.server.protocol.messages import ProtocolError, RateLimited
+from dorf.server.protocol.requests import client_address
 from dorf.server.storage.base import Refused, StorageError, StoredPlayer, secret_hash
 
 if TYPE_CHECKING:

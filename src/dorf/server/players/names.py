@@ -35,6 +35,9 @@ import secrets
 from typing import Any
 
 from dorf.players.levels import levels
+from dorf.server.storage.rows import CONFUSABLES as CONFUSABLES
+from dorf.server.storage.rows import name_key as name_key
+from dorf.server.storage.rows import name_key_sql as name_key_sql
 
 NAME = re.compile(r"[A-Za-z0-9_-]{2,20}")
 #: Names nobody may take (compared ignoring case), besides the computer levels' names.
@@ -81,30 +84,6 @@ class NameRefused(ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-
-
-#: What looks alike in a name, folded after lowercasing, in this order: the ASCII entries of
-#: Unicode's confusables (UTS #39: ``rn`` as ``m``, ``vv`` as ``w``, ``0`` as ``O``, ``1`` and
-#: ``I`` as ``l``; lowercased, ``I`` is ``i``, so ``i`` folds to ``l`` too).  A chain of plain
-#: replacements, so that the database can compute the same key (:func:`name_key_sql`).
-CONFUSABLES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"))
-
-
-def name_key(name: str) -> str:
-    """What two names are compared by (one name if equal): the name's skeleton, lowercased with
-    its look-alikes folded (:data:`CONFUSABLES`)."""
-    key = name.lower()
-    for alike, shown in CONFUSABLES:
-        key = key.replace(alike, shown)
-    return key
-
-
-def name_key_sql(column: str) -> str:
-    """:func:`name_key` of ``column`` in SQL (the same on SQLite and PostgreSQL for ASCII names)."""
-    key = f"lower({column})"
-    for alike, shown in CONFUSABLES:
-        key = f"replace({key}, '{alike}', '{shown}')"
-    return key
 
 
 def refused_names() -> frozenset[str]:

@@ -18,6 +18,7 @@ from dorf.server.players.ratings import (
     RATED_MODES,
     Rating,
     change_json,
+    check_rated,
     level_player,
     shown,
     updater,
@@ -30,7 +31,7 @@ from dorf.server.storage.base import RatedGame, Refused, StorageError, StoredPla
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from dorf.server.round.finisher import Ending
+    from dorf.server.round.events import GameEnded
     from dorf.server.round.game import Game
     from dorf.server.round.session import GameSession, SeatSpec
     from dorf.server.storage.base import Storage
@@ -151,6 +152,13 @@ class Players(Accounts):
                     seat.player_id = level.id
                     seat.name = level.name
 
+    def check_rated(
+        self, mode: str, practice: bool, chosen_seed: bool, kinds: list[tuple[str, str | None]], creator: bool
+    ) -> None:
+        """ProtocolError (nothing made) unless a game so may be rated (:func:`ratings.check_rated
+        <dorf.server.players.ratings.check_rated>`)."""
+        check_rated(mode, practice, chosen_seed, kinds, creator)
+
     def check_joiner(self, session: GameSession, seat: int, player: Player | None) -> None:
         """ProtocolError unless ``player`` may take ``seat`` of the game: in a rated game, a
         player who does not hold its other seat."""
@@ -206,8 +214,9 @@ class Players(Accounts):
             unrated = "pair-limit"
         return {"id": game.id, "rated": rated, "unrated": unrated, "players": out}
 
-    async def on_end(self, game: Game, ending: Ending) -> None:
-        """A game ended (the Finisher's listener): rate it once if it is rated."""
+    async def on_end(self, event: GameEnded) -> None:
+        """A game ended (:class:`~dorf.server.round.events.GameEnded`): rate it once if it is rated."""
+        game, ending = event.game, event.ending
         if not ending.rated:
             return
         session = game.session

@@ -1,7 +1,7 @@
 """What changed between two descriptions of a game: small deltas instead of whole states.
 
 After a move the server tells each client what changed in that client's view
-(:meth:`dorf.server.hub.Hub.broadcast`), not the whole state again.  A delta
+(:meth:`dorf.server.round.fanout.Fanout.broadcast`), not the whole state again.  A delta
 is a list of operations on a JSON document; :func:`diff` makes it,
 :func:`patch` (and the page's ``patch.js``, the same rules) applies it.
 Paths are the keys and list indices from the document's root joined with

@@ -1,7 +1,8 @@
 """What a client sees of a game: its description as JSON, made once per version and view.
 
-:class:`Description` describes a :class:`~dorf.server.round.session.GameSession`
-for the page (and for a bot program, which is shown exactly what the page
+:class:`Description` describes a game's session (:class:`Described`: what it reads of a
+:class:`~dorf.server.round.session.GameSession`, which makes one, so that this layer need
+not import the round) for the page (and for a bot program, which is shown exactly what the page
 shows): the areas, tiles, tasks and score pads (:mod:`~dorf.server.protocol.views`),
 whose turn it is, the revealed tiles, the draft's open pool, the log, and each
 seat's legal placements.  It holds what every player at the table may know;
@@ -24,13 +25,17 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
+from dorf.formats.notation import task_document
+from dorf.formats.record import GameState
 from dorf.games.coop import CoopState
 from dorf.games.duel import DuelState
 from dorf.games.headtohead import DRAFT, HeadToHeadState
-from dorf.games.state import PICKED, PLACED, SET_ASIDE, Happened, Revealed
+from dorf.games.modes import MODES
+from dorf.games.state import COMPLETED, FAILED, PICKED, PLACED, SET_ASIDE, Happened, Revealed
 from dorf.rules.area import PlayArea
 from dorf.rules.hexgrid import hex_of
 from dorf.rules.scoring import SCORERS
@@ -41,15 +46,86 @@ from dorf.server.protocol.views import (
     area_json,
     describe_tile,
     face_json,
+    hex_json,
     log_tile,
     pad_json,
     revealed_json,
-    spec_json,
 )
 from dorf.server.protocol.wire import dumps
 
-if TYPE_CHECKING:
-    from dorf.server.round.session import GameSession
+#: Each mode's name as the page shows it (``coop``: "The Board Game").
+MODE_NAMES = {name: mode.title for name, mode in MODES.items()}
+
+
+class _Seat(Protocol):
+    """A seat as a description shows it (:class:`~dorf.server.round.session.SeatSpec`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def player(self) -> str | None: ...
+    @property
+    def claimed(self) -> bool: ...
+
+
+class _Clock(Protocol):
+    def json(self) -> dict[str, Any]: ...
+
+
+class _Ending(Protocol):
+    @property
+    def end(self) -> str: ...
+
+
+class Described(Protocol):
+    """What a description reads of a game's session (the members of
+    :class:`~dorf.server.round.session.GameSession` of the same names)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[_Seat]: ...
+    @property
+    def state(self) -> GameState: ...
+    @property
+    def practice(self) -> bool: ...
+    @property
+    def first(self) -> int: ...
+    @property
+    def order(self) -> Sequence[int]: ...
+    @property
+    def player_of(self) -> dict[int, int]: ...
+    @property
+    def decisions(self) -> Sequence[Json]: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def pending_hidden(self) -> bool: ...
+    @property
+    def clock(self) -> _Clock | None: ...
+    @property
+    def ending(self) -> _Ending | None: ...
+    @property
+    def daily(self) -> str | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    def seed_public(self) -> bool: ...
+    def hints_refused(self) -> str | None: ...
+    def pending_seat(self) -> int | None: ...
+    def sees_pending(self, seats: Collection[int]) -> bool: ...
+    def name(self, seat: int) -> str: ...
+    def area(self, seat: int) -> PlayArea: ...
+    def areas(self) -> list[PlayArea]: ...
+    def can_undo(self) -> bool: ...
+    def as_before_pending(self) -> AbstractContextManager[None]: ...
+    def winner(self) -> int | None: ...
+
 
 _first = operator.itemgetter(0)
 
@@ -63,7 +139,7 @@ def _qr(cell: int) -> tuple[int, int]:
 class Description:
     """The descriptions of one game (see the module)."""
 
-    def __init__(self, session: GameSession) -> None:
+    def __init__(self, session: Described) -> None:
         self.session = session
         self._cache: dict[str, Any] = {}
         self._cache_version: object = -1
@@ -239,8 +315,6 @@ class Description:
         return described
 
     def _describe(self) -> Json:
-        from dorf.server.round.session import MODE_NAMES
-
         session = self.session
         state = session.state
         over = session.is_over
@@ -386,9 +460,17 @@ class Description:
         else:
             text = f"{name} {kind} {event.task}"  # completed, failed
         line: Json = {"turn": event.number, "seat": seat, "kind": kind, "text": text}
-        # What the page says in words and draws small (the text above is for bots and tools).
-        if kind in (PLACED, SET_ASIDE, PICKED):
+        # What the page says in words and draws small (the text above is for bots and tools),
+        # without copying what the description already holds (issue 60: a move must not pay):
+        # a placed tile is its area's next tile (an area's n-th place line is its n-th tile, its
+        # task the tile's), a tile taken in the draft the seat's next one in ``owned`` (a seat's
+        # n-th pick line), a completed or failed task the area's task at ``at``; a tile set
+        # aside is on no board, so it is named here.
+        if kind in (COMPLETED, FAILED):
+            assert event.at is not None
+            line["at"] = hex_json(event.at)
+        elif kind == SET_ASIDE:
             line["tile"] = log_tile(event.tile)
-        if event.task is not None:
-            line["task"] = spec_json(event.task)
+            if event.task is not None:
+                line["task"] = task_document(event.task)
         return line

@@ -1,5 +1,6 @@
-"""The clients of a game: one :class:`Connection` per websocket (lila-ws's client actor: a queue
-of outgoing messages pumped in order), and :class:`Doorman`, who lets them in.
+"""The clients of a game: one :class:`~dorf.server.round.connection.Connection` per websocket
+(lila-ws's client actor: a queue of outgoing messages pumped in order), and :class:`Doorman`,
+who lets them in.
 
 Seat holders are always let in; spectators while there is room: at most
 ``max_connections`` clients on this server, ``max_spectators`` spectators of a
@@ -13,102 +14,37 @@ servers cannot both let in the last one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from dorf.server.protocol.messages import ProtocolError, error_message
-from dorf.server.protocol.views import Json
-from dorf.server.protocol.wire import dumps
+from dorf.server.protocol.messages import ProtocolError
+from dorf.server.round.connection import MAX_QUEUE, Connection
 from dorf.server.round.game import Broken, Game
-from dorf.server.storage.base import Client, StorageError
+from dorf.server.storage.base import Client, Storage, StorageError
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.config import ServerConfig
 
 log = logging.getLogger("dorf.server")
 
-#: Messages waiting for a slow client before the server gives up on it.
-MAX_QUEUE = 256
 #: How a client is counted (:attr:`Connection.role`): a spectator, or a holder of seats.
 WATCHING, PLAYING = "watching", "playing"
-
-_numbers = itertools.count(1)
-
-
-class Connection:
-    """One websocket client: the seats it holds and its queue of outgoing messages."""
-
-    def __init__(
-        self,
-        send: Callable[[str], Awaitable[Any]],
-        close: Callable[[int], Awaitable[Any]],
-        address: str = "unknown",
-    ) -> None:
-        self._send = send
-        self._close = close
-        #: The client's address, for the cap of connections per address.
-        self.address = address
-        #: How it is counted: WATCHING, PLAYING, or None (not let in yet, or gone).
-        self.role: str | None = None
-        #: Why it is not let in (held back, or turned away): it is told so and closed.
-        self.refusal: ProtocolError | None = None
-        #: The close code once the queue is sent (:meth:`refuse` makes it 1013, try again later).
-        self.close_code = 1008
-        self.seats: set[int] = set()
-        #: The player a bot connected as (its API token): it holds that player's seats.
-        self.player_id: str | None = None
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.closed = False
-        #: The description of the game this client has (its last state, deltas applied): the
-        #: next change is sent as a delta from it.  Never changed in place.
-        self.doc: Json | None = None
-        #: Its number on this server (several servers count their clients in the database).
-        self.number = next(_numbers)
-
-    def send(self, message: Json | str) -> None:
-        if self.closed:
-            return
-        if self.queue.qsize() >= MAX_QUEUE:
-            log.warning("dropping a client that does not read its messages")
-            self.closed = True
-            self.queue.put_nowait(None)
-            return
-        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
-
-    def close(self) -> None:
-        """Close once what is queued is sent."""
-        self.closed = True
-        self.queue.put_nowait(None)
-
-    async def pump(self) -> None:
-        """Send queued messages in order until the connection ends."""
-        while True:
-            message = await self.queue.get()
-            if message is None:
-                with contextlib.suppress(Exception):
-                    await self._close(self.close_code)
-                return
-            await self._send(message)
-
-    def refuse(self) -> None:
-        """Turn the client away: what is queued, then the ``busy`` error of :attr:`refusal`, then
-        the close 1013 (try again later)."""
-        if self.refusal is not None:
-            self.send(error_message(self.refusal))
-        self.close_code = 1013
-        self.close()
 
 
 class Doorman:
     """Who is let in, counted per server, per game and per address."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self, config: ServerConfig, storage: Storage, games: Mapping[str, Game], touch: Callable[[Game], None]
+    ) -> None:
+        """``games`` are the games in memory (the cache's), ``touch`` keeps one there a while longer."""
+        self.config = config
+        self.storage = storage
+        self.games = games
+        self.touch = touch
         #: Clients let in on this server, in all.
         self.connected = 0
         self._leaving: set[asyncio.Task[None]] = set()
@@ -126,7 +62,7 @@ class Doorman:
         """The client's hello proved ``seats`` (perhaps none): count it as their holder, or as a
         spectator.  False, with ``conn.refusal`` set, if there is no room for it as that."""
         refusal = await self._room(game, conn, seats)
-        if refusal is None and isinstance(game, Game) and self.hub.games.get(game.id) is not game:
+        if refusal is None and isinstance(game, Game) and self.games.get(game.id) is not game:
             refusal = ProtocolError("busy", "the game left memory meanwhile: connect again", 503)
         conn.refusal = refusal
         if refusal is not None:
@@ -150,12 +86,12 @@ class Doorman:
 
     async def _leave(self, client: Client) -> None:
         try:
-            await self.hub.storage.leave(client)
+            await self.storage.leave(client)
         except StorageError as exc:
             log.warning("dorf: %s", exc)
 
     def _client(self, game: Game | Broken, conn: Connection, role: str) -> Client:
-        return Client(self.hub.storage.instance, conn.number, conn.address, game.id, role)
+        return Client(self.storage.instance, conn.number, conn.address, game.id, role)
 
     async def _room(self, game: Game | Broken, conn: Connection, seats: set[int]) -> ProtocolError | None:
         """Why ``conn`` cannot be let in holding ``seats`` (none: as a spectator); None if it can
@@ -163,7 +99,7 @@ class Doorman:
         decide = partial(self._no_room, conn, seats)
         client = self._client(game, conn, PLAYING if seats else WATCHING)
         try:
-            return await self.hub.storage.admit(client, decide)
+            return await self.storage.admit(client, decide)
         except StorageError as exc:
             return ProtocolError("storage", f"the database cannot count clients now ({exc})", 503)
 
@@ -177,7 +113,7 @@ class Doorman:
         A seat holder is always let in, however many spectators there are, in the game or in
         all; only its own address's other seat-holding clients count against it.  A spectator
         needs room in the game, in all, and among its address's spectators."""
-        config = self.hub.config
+        config = self.config
         per_address = config.max_connections_per_address
         if seats:
             if per_address and holders >= per_address:
@@ -208,7 +144,7 @@ class Doorman:
         self.connected += 1
         if isinstance(game, Game):
             game.connections.add(conn)
-            self.hub.touch(game)
+            self.touch(game)
 
     def _uncount(self, game: Game | Broken, conn: Connection) -> None:
         role, conn.role = conn.role, None
@@ -217,3 +153,6 @@ class Doorman:
         self.connected -= 1
         if isinstance(game, Game):
             game.connections.discard(conn)
+
+
+__all__ = ["MAX_QUEUE", "PLAYING", "WATCHING", "Connection", "Doorman"]

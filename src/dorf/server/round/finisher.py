@@ -6,8 +6,8 @@ seat's time running out (``time``: the other seat wins), by a seat resigning
 (``aborted``: nobody wins, never rated).  A rated game that a seat resigns, or
 loses on time, before each seat has made a decision is aborted too
 (:func:`too_few_moves`: a game of no moves rates nobody, issue 60).  Whichever it is, :class:`Finisher`
-calls each of its :attr:`~Finisher.listeners` once with the game and its
-:class:`Ending` (the ratings are updated there, the lobby told), on the one
+tells :class:`~dorf.server.round.events.GameEnded` once with the game and its
+:class:`Ending` (the ratings and the lobby subscribe to it), on the one
 server that stored the end: an end other than the last decision is stored as
 a change of its own (``end``), by compare-and-set on the game's version on a
 shared database, so when two servers both see a clock run out only one of
@@ -23,41 +23,26 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dorf.server.protocol.messages import ProtocolError
 from dorf.server.round.clock import versus
-from dorf.server.storage.base import END, Change, Conflict, StorageError
+from dorf.server.round.ending import Ending
+from dorf.server.round.events import Events, GameEnded
+from dorf.server.storage.base import END, Change, Conflict, Storage, StorageError, Stored
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+    from dorf.server.round.clients import Connection
     from dorf.server.round.game import Game
 
 log = logging.getLogger("dorf.server")
+
 
 #: How a game ended.
 NORMAL, TIME, RESIGN, ABORTED = "normal", "time", "resign", "aborted"
 ENDS = (NORMAL, TIME, RESIGN, ABORTED)
 #: How often an end is tried again when another server changed the game first.
 MAX_RACES = 8
-
-
-@dataclass(frozen=True)
-class Ending:
-    """How a game ended: ``end`` (one of :data:`ENDS`), the winning seat (None: a draw, a shared
-    result, or an abort) and whether it counts for the ratings."""
-
-    end: str
-    winner: int | None
-    rated: bool = False
-
-    def json(self) -> dict[str, Any]:
-        return {"end": self.end, "winner": self.winner, "rated": self.rated}
-
-
-#: What hears every end of a game: ``await listener(game, ending)``.
-Listener = Callable[["Game", Ending], Awaitable[None]]
 
 
 def is_rated(game: Game) -> bool:
@@ -76,9 +61,23 @@ def too_few_moves(game: Game) -> bool:
 class Finisher:
     """Ends games (time, resign, abort) and tells every end once (see the module)."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.listeners: list[Listener] = []
+    def __init__(
+        self,
+        storage: Storage,
+        events: Events,
+        now: Callable[[], float],
+        reread: Callable[[Game], Awaitable[None]],
+        refollow: Callable[[Game], None],
+        told: Callable[[Game, Stored, Connection | None], None],
+    ) -> None:
+        """``reread`` reads a game again as stored (its lock held), ``refollow`` does so once its
+        lock is free, ``told`` tells a stored change of a game (the mover's)."""
+        self.storage = storage
+        self.events = events
+        self.now = now
+        self.reread = reread
+        self.refollow = refollow
+        self.told = told
         #: Games ended on this server, by how.
         self.counts: dict[str, int] = dict.fromkeys(ENDS, 0)
 
@@ -97,8 +96,7 @@ class Finisher:
     ) -> bool:
         """End ``game`` so (``time``, ``resign``, ``aborted``), if it is not over and ``still(game)``
         holds (checked again after another server's change): store it, tell the clients and
-        the listeners.  Whether this call ended it."""
-        hub = self.hub
+        the subscribers.  Whether this call ended it."""
         for _ in range(MAX_RACES):
             async with game.lock:
                 session = game.session
@@ -108,7 +106,7 @@ class Finisher:
                     end, winner = ABORTED, None
                 ending = self.ending(game, end, winner)
                 clock = session.clock
-                stopped = None if clock is None else clock.stopped(hub.now())
+                stopped = None if clock is None else clock.stopped(self.now())
                 change = Change(
                     game.id,
                     session.version + 1,
@@ -120,12 +118,12 @@ class Finisher:
                     clock=None if stopped is None else stopped.stored(),
                 )
                 try:
-                    stored = await hub.storage.commit(change)
+                    stored = await self.storage.commit(change)
                 except Conflict:
-                    await hub.reread(game)
+                    await self.reread(game)
                     continue
                 except StorageError as exc:
-                    hub.background(hub.follow(game, None))
+                    self.refollow(game)
                     raise ProtocolError("storage", f"the end was not stored: {exc}", 503) from None
                 session.version += 1
                 session.ending = ending
@@ -134,7 +132,7 @@ class Finisher:
         else:
             raise ProtocolError("busy", "the game changed too often to end it now: try again", 503)
         game.changed = time.monotonic()
-        hub.mover.told(game, stored, None)
+        self.told(game, stored, None)
         await self._tell(game, ending)
         return True
 
@@ -145,7 +143,7 @@ class Finisher:
         clock = session.clock
         if clock is None or session.is_over:
             return False
-        found = clock.due(self.hub.now())
+        found = clock.due(self.now())
         if found is None:
             return False
         end, seat = found
@@ -153,7 +151,7 @@ class Finisher:
 
         def still(game: Game) -> bool:
             clock = game.session.clock
-            return clock is not None and clock.due(self.hub.now()) == found
+            return clock is not None and clock.due(self.now()) == found
 
         return await self.end(game, end, winner, still)
 
@@ -175,8 +173,18 @@ class Finisher:
 
     async def _tell(self, game: Game, ending: Ending) -> None:
         self.counts[ending.end] += 1
-        for listener in list(self.listeners):
-            try:
-                await listener(game, ending)
-            except Exception:
-                log.exception("dorf: a listener of the end of game %s failed", game.id)
+        await self.events.tell(GameEnded(game, ending))
+
+
+__all__ = [
+    "ABORTED",
+    "ENDS",
+    "MAX_RACES",
+    "NORMAL",
+    "RESIGN",
+    "TIME",
+    "Ending",
+    "Finisher",
+    "is_rated",
+    "too_few_moves",
+]

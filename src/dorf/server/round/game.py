@@ -1,8 +1,8 @@
 """A game in memory (lila's ``GameProxy``): its session, its seats' secrets, its clients, and what
 it knows of its storage; and a game that cannot be loaded (:class:`Broken`).
 
-The hub reads a game from its storage and replays it when someone asks for it
-(:func:`replayed`), keeps it while it is used, and writes its changes behind or
+The game cache (:mod:`~dorf.server.round.cache`) reads a game from its storage and replays it
+when someone asks for it (:func:`replayed`), keeps it while it is used, and writes its changes behind or
 through (:mod:`dorf.server.storage`).  Moves of one game are made one at a time
 (:attr:`Game.lock`); while a change is being stored, whoever describes the game
 to a client waits for it (:meth:`Game.settled`), so no client sees a change the
@@ -20,13 +20,13 @@ from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
 from dorf.server.round.clock import Clock
-from dorf.server.round.finisher import Ending
+from dorf.server.round.ending import Ending
 from dorf.server.round.session import MODE_NAMES, ONLINE, GameSession, SeatSpec
 from dorf.server.storage.base import StoredGame
 
 if TYPE_CHECKING:
-    from dorf.server.round.clients import Connection
-    from dorf.server.round.seats import SeatBot
+    from dorf.server.config import SeatBot
+    from dorf.server.round.connection import Connection
 
 
 @dataclass(eq=False)

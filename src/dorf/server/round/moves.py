@@ -19,17 +19,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.round.clients import Connection
+from dorf.server.round.events import Events, GameChanged
+from dorf.server.round.fanout import Fanout
+from dorf.server.round.finisher import Finisher
 from dorf.server.round.game import Game
-from dorf.server.storage.base import MOVE, UNDO, Change, Conflict, StorageError, Stored
-
-if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+from dorf.server.round.session import GameSession
+from dorf.server.storage.base import MOVE, UNDO, Change, Conflict, Storage, StorageError, Stored
 
 log = logging.getLogger("dorf.server")
 
@@ -37,11 +39,42 @@ log = logging.getLogger("dorf.server")
 MAX_RACES = 8
 
 
+class Thinkers(Protocol):
+    """What the mover asks of the computer seats (:class:`~dorf.server.computer.seats.ComputerSeats`)."""
+
+    def thinker(self, session: GameSession) -> str | None: ...
+
+    def kick(self, game: Game) -> None: ...
+
+    def cancel(self, game_id: str) -> None: ...
+
+
 class Mover:
     """Moves and undos of the games in memory."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        storage: Storage,
+        fanout: Fanout,
+        finisher: Finisher,
+        events: Events,
+        computer: Thinkers,
+        now: Callable[[], float],
+        reread: Callable[[Game], Awaitable[None]],
+        refollow: Callable[[Game], None],
+        lost: Callable[[Game, BaseException], None],
+    ) -> None:
+        """``reread`` reads a game again as stored (its lock held), ``refollow`` does so once its
+        lock is free, ``lost`` lets a game whose change the storage refused for good go."""
+        self.storage = storage
+        self.fanout = fanout
+        self.finisher = finisher
+        self.events = events
+        self.computer = computer
+        self.now = now
+        self.reread = reread
+        self.refollow = refollow
+        self.lost = lost
         #: Per game, the clients to tell ``saved`` at the next turn of the event loop.
         self._saving: dict[Game, set[Connection]] = {}
 
@@ -49,7 +82,6 @@ class Mover:
         """Make ``move``, store it, tell everyone; returns its record entry (marked ``again`` if a
         move with its key was made for its seat already).  ProtocolError, and no change, if it may
         not be made or the storage does not take it."""
-        hub = self.hub
         late = False
         for _ in range(MAX_RACES):
             async with game.lock:
@@ -58,7 +90,7 @@ class Mover:
                     return again
                 self._check(game)
                 session = game.session
-                clock, now = session.clock, hub.now()
+                clock, now = session.clock, self.now()
                 if clock is not None and not session.is_over and clock.due(now) is not None:
                     late = True  # a seat's time ran out before the move came: the clock ends it
                     break
@@ -76,7 +108,7 @@ class Mover:
                     entry,
                     session.is_over,
                     key=move.key,
-                    thinker=hub.computer.thinker(session),
+                    thinker=self.computer.thinker(session),
                     clock=None if clock is None else clock.stored(),
                     deadline=None if clock is None else clock.deadline(),
                 )
@@ -93,7 +125,7 @@ class Mover:
         else:
             raise ProtocolError("busy", "the game changed too often to make the move now: try again", 503)
         if late:
-            await hub.finisher.due(game)
+            await self.finisher.due(game)
             ending = game.session.ending
             raise ProtocolError(
                 "game-over", f"the game is over: {'it ended' if ending is None else ending.end}", 409
@@ -101,7 +133,7 @@ class Mover:
         assert stored is not None
         self.told(game, stored, by)
         if game.session.is_over:
-            await hub.finisher.finished(game)
+            await self.finisher.finished(game)
         return entry
 
     async def undo(self, game: Game, seat: int, by: Connection | None = None) -> int:
@@ -121,7 +153,7 @@ class Mover:
                 game.forget_keys(keep)
                 for task in game.thinking.values():
                     task.cancel()
-                self.hub.pool.cancel(game.id)
+                self.computer.cancel(game.id)
                 break
         else:
             raise ProtocolError("busy", "the game changed too often to undo now: try again", 503)
@@ -130,7 +162,7 @@ class Mover:
 
     def _check(self, game: Game) -> None:
         try:
-            self.hub.storage.check(game.unsaved)
+            self.storage.check(game.unsaved)
         except StorageError as exc:
             raise ProtocolError("storage", f"the move was not made: {exc}", 503) from None
 
@@ -139,16 +171,16 @@ class Mover:
         ``taken_back`` decisions made for it in memory: None if another server changed the game
         first (it is read again), ProtocolError if the storage cannot take it now."""
         try:
-            return await self.hub.storage.commit(change)
+            return await self.storage.commit(change)
         except BaseException as exc:
             if taken_back:
                 game.session.take_back(taken_back, counted=False)
             if isinstance(exc, Conflict):
-                await self.hub.reread(game)
+                await self.reread(game)
                 return None
             # Whether a shared database stored it before the answer was lost is not known here:
             # the game is read again once its lock is free.
-            self.hub.background(self.hub.follow(game, None))
+            self.refollow(game)
             if isinstance(exc, StorageError):
                 raise ProtocolError(
                     "storage", f"the move was not made: the database refused it ({exc})", 503
@@ -157,20 +189,17 @@ class Mover:
 
     def told(self, game: Game, stored: Stored, by: Connection | None) -> None:
         """A change of ``game`` is made and taken by the storage: tell every client, tell its maker
-        once it is stored, take its clock's deadline, and let the computer seats that must decide
-        think."""
-        hub = self.hub
+        once it is stored, and let the computer seats that must decide think;
+        :class:`~dorf.server.round.events.GameChanged` is published (the clocks take its deadline)."""
         game.changed = time.monotonic()
         game.lease = stored.thinks
         game.unsaved += 1
         stored.saved.add_done_callback(partial(self._saved, game, by))
-        hub.fanout.broadcast(game)
-        hub.timers.follow(game)
+        self.fanout.broadcast(game)
         if game.session.is_over:
-            hub.pool.cancel(game.id)
-        hub.computer.kick(game)
-        for hook in hub.change_hooks:
-            hook(game)
+            self.computer.cancel(game.id)
+        self.computer.kick(game)
+        self.events.publish(GameChanged(game))
 
     def _saved(self, game: Game, by: Connection | None, saved: asyncio.Future[int]) -> None:
         """A change of ``game`` is stored (or refused for good): whoever made it hears ``saved``
@@ -180,7 +209,7 @@ class Mover:
             return
         error = saved.exception()
         if error is not None:
-            self.hub.lost(game, error)
+            self.lost(game, error)
             return
         game.saved_version = max(game.saved_version, saved.result())
         movers = self._saving.get(game)
@@ -194,4 +223,4 @@ class Mover:
         """Tell the clients whose changes were stored meanwhile, once each."""
         movers = self._saving.pop(game, set())
         game.stored_up_to(game.saved_version)
-        self.hub.fanout.saved(game, game.saved_version, sorted(movers, key=lambda c: c.number))
+        self.fanout.saved(game, game.saved_version, sorted(movers, key=lambda c: c.number))

@@ -17,21 +17,24 @@ import re
 import secrets
 import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dorf.formats.notation import is_int
 from dorf.games.modes import MODES
 from dorf.players import make_player
-from dorf.server.players.ratings import check_rated
+from dorf.server.config import BotCommands
 from dorf.server.protocol.messages import ProtocolError, need_object
 from dorf.server.protocol.views import Json
 from dorf.server.round.clock import parse_clock, versus
+from dorf.server.round.events import Events, GameCreated, SeatTaken
 from dorf.server.round.game import Game
 from dorf.server.round.session import COMPUTER, HERE, ONLINE, SEAT_KINDS, GameSession, SeatSpec
 from dorf.server.storage.base import (
     SEAT,
     Change,
     Refused,
+    Storage,
     StorageError,
     StoredGame,
     StoredSeat,
@@ -40,8 +43,8 @@ from dorf.server.storage.base import (
 )
 
 if TYPE_CHECKING:
-    from dorf.server.hub import Hub
-    from dorf.server.players.accounts import Player
+    from dorf.server.round.cache import GameCache
+    from dorf.server.round.fanout import Fanout
 
 #: Budgets a browser may give a computer player: at most this many seconds or futures.
 MAX_SECONDS = 10.0
@@ -57,34 +60,6 @@ MAX_SEED = 2**63 - 1
 SEED_BITS = 63
 #: A seed written as text: the page sends the digits typed (a JavaScript number keeps 53 bits).
 SEED_TEXT = re.compile(r"-?[0-9]{1,19}")
-
-
-class SeatBot(Protocol):
-    """A program that plays a computer seat (``cmd:COMMAND``, see ``docs/bots.md``)."""
-
-    def decide(self, document: Json, seat: int | None = None) -> Json:
-        """A legal move of the seat, ``{"at", "rot"}`` or ``{"pick"}``, from what the seat sees
-        (:meth:`GameSession.document`): the program's, or a fallback; within its clock."""
-        ...
-
-    def end(self, document: Json | None = None) -> None:
-        """Stop the program (telling it the final view, if given)."""
-        ...
-
-
-class BotCommands(Protocol):
-    """Programs as computer players, where the operator allows them (``dorf serve
-    --allow-bot-commands``; :class:`dorf.bots.seat.BotCommands`)."""
-
-    def check(self, spec: str) -> None:
-        """ValueError, one line, if ``spec`` (``cmd:COMMAND``) names no program that can run."""
-        ...
-
-    def make(
-        self, spec: str, mode: str, seat: int, seed: int, log: Callable[[str], None] | None = None
-    ) -> SeatBot:
-        """The program of one seat of one game (started when it first decides)."""
-        ...
 
 
 def check_player_spec(spec: Any, commands: BotCommands | None = None) -> str:
@@ -264,38 +239,94 @@ def read_seats(data: dict[str, Any], mode: str, commands: BotCommands | None) ->
     return seats, first
 
 
-class Seating:
-    """Creating games and taking their online seats (the hub stores and holds them)."""
+class Player(Protocol):
+    """Who asks (the players' :class:`~dorf.server.players.accounts.Player`): an id and a name."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+class SeatRules(Protocol):
+    """What the players decide of a game's seats (:class:`~dorf.server.players.service.Players`):
+    whether a game may be rated, whose seats a new game's are, who may take a seat."""
+
+    def check_rated(
+        self, mode: str, practice: bool, chosen_seed: bool, kinds: list[tuple[str, str | None]], creator: bool
+    ) -> None: ...
+
+    async def take_seats(self, raw: Any, seats: list[SeatSpec], creator: Any, rated: bool) -> None: ...
+
+    def check_joiner(self, session: GameSession, seat: int, player: Any) -> None: ...
+
+
+class Thinkers(Protocol):
+    """What seating asks of the computer seats."""
+
+    def thinker(self, session: GameSession) -> str | None: ...
+
+    def kick(self, game: Game) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameOrigin:
+    """Where a game made by a feature comes from: its ``tag`` (stored with the game: the day of
+    the daily challenge it plays), its ``seed`` (the feature's, not chosen by the request) and
+    its id.  A request's own game has none of them."""
+
+    tag: str | None = None
+    seed: int | None = None
+    game_id: str | None = None
+    #: What the request is told if it chooses a seed of its own.
+    seed_refusal: str = "this game's seed is the server's: leave out seed"
+
+
+class Seating:
+    """Creating games and taking their online seats (the cache holds them)."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        cache: GameCache,
+        fanout: Fanout,
+        events: Events,
+        rules: SeatRules,
+        computer: Thinkers,
+        now: Callable[[], float],
+        bot_commands: BotCommands | None,
+    ) -> None:
+        self.storage = storage
+        self.cache = cache
+        self.fanout = fanout
+        self.events = events
+        self.rules = rules
+        self.computer = computer
+        self.now = now
+        self.bot_commands = bot_commands
 
     async def create(
-        self,
-        body: Any,
-        creator: Player | None = None,
-        *,
-        daily: str | None = None,
-        seed: int | None = None,
-        game_id: str | None = None,
+        self, body: Any, creator: Player | None = None, origin: GameOrigin | None = None
     ) -> Json:
         """Create a game from ``{"mode", "seed"?, "practice"?, "first"?, "rated"?, "seats": [...]}``;
         its ``here`` seats are ``creator``'s (the player of the request, if it names one).  A game
-        of the daily challenge (:mod:`dorf.server.daily`) is given its ``daily`` day, its ``seed``
-        (the server's: not chosen) and its id."""
+        a feature makes is given its :class:`GameOrigin` (a tag, the seed, the id)."""
+        origin = origin or GameOrigin()
         data = need_object(body, "a new game")
         mode = data.get("mode", "coop")
         if not isinstance(mode, str) or mode not in MODES:
             raise ProtocolError("bad-message", f"mode {mode!r} is not one of {', '.join(MODES)}")
         chosen = data.get("seed") is not None
+        seed = origin.seed
         if seed is None:
             seed = parse_seed(data["seed"]) if chosen else draw_seed()
         elif chosen:
-            raise ProtocolError("bad-message", "the daily challenge's seed is the server's: leave out seed")
+            raise ProtocolError("bad-message", origin.seed_refusal)
         practice = data.get("practice", False)
         if not isinstance(practice, bool):
             raise ProtocolError("bad-message", "practice must be true or false")
-        seats, first = read_seats(data, mode, self.hub.config.bot_commands)
+        seats, first = read_seats(data, mode, self.bot_commands)
         if practice and any(s.kind == ONLINE for s in seats):
             raise ProtocolError(
                 "bad-message", "a practice game is played at one screen: undo would take back another's move"
@@ -315,17 +346,19 @@ class Seating:
         if not isinstance(rated, bool):
             raise ProtocolError("bad-message", "rated must be true or false")
         if rated:
-            check_rated(mode, practice, chosen, [(s.kind, s.player) for s in seats], creator is not None)
-        await self.hub.players.take_seats(data.get("seats"), seats, creator, rated)
-        game_id = game_id or secrets.token_urlsafe(8)
+            self.rules.check_rated(
+                mode, practice, chosen, [(s.kind, s.player) for s in seats], creator is not None
+            )
+        await self.rules.take_seats(data.get("seats"), seats, creator, rated)
+        game_id = origin.game_id or secrets.token_urlsafe(8)
         session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
         session.seed_chosen = chosen
-        session.daily = daily
+        session.daily = origin.tag
         session.rated = rated
         if clock is not None:
             session.clock = clock
             if not any(s.kind == ONLINE for s in seats):  # every seat is held: the clock starts
-                clock.start(self.hub.now(), session.waiting())
+                clock.start(self.now(), session.waiting())
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(seats) if s.kind == HERE}
         invites = {i: secrets.token_urlsafe(12) for i, s in enumerate(seats) if s.kind == ONLINE}
         game = Game(
@@ -349,19 +382,18 @@ class Seating:
             first,
             seed_chosen=chosen,
             rated=rated,
-            daily=daily,
+            daily=origin.tag,
             clock=None if clock is None else clock.spec.text,
             clock_state=None if clock is None else clock.stored(),
             deadline=None if clock is None else clock.deadline(),
         )
-        hub = self.hub
         try:
-            game.lease = await hub.storage.create_game(stored, hub.computer.thinker(session))
+            game.lease = await self.storage.create_game(stored, self.computer.thinker(session))
         except StorageError as exc:
             raise ProtocolError("storage", f"the game could not be stored: {exc}", 503) from None
-        hub.hold(game)
-        hub.timers.follow(game)
-        hub.computer.kick(game)
+        self.cache.hold(game)
+        self.computer.kick(game)
+        self.events.publish(GameCreated(game))
         return {
             "id": game_id,
             "mode": mode,
@@ -383,7 +415,7 @@ class Seating:
                     "bad-token", "this invitation is not valid or its seat is taken (ask for a new link)", 403
                 )
             answer = await self._take(game, seat, data.get("name"), player)
-        self._taken(game)
+        self._taken(game, seat, player)
         return answer
 
     async def take_open(self, game: Game, name: Any, player: Player | None = None) -> Json:
@@ -392,21 +424,21 @@ class Seating:
         async with game.lock:
             if not game.invites:
                 raise ProtocolError("full", "every seat of this game is taken", 409)
-            answer = await self._take(game, min(game.invites), name, player)
-        self._taken(game)
+            seat = min(game.invites)
+            answer = await self._take(game, seat, name, player)
+        self._taken(game, seat, player)
         return answer
 
-    def _taken(self, game: Game) -> None:
-        """A seat was taken: every client of the game hears it, and the lobby."""
-        self.hub.fanout.broadcast(game)
-        self.hub.timers.follow(game)
-        for hook in self.hub.lobby_hooks:
-            hook(game)
+    def _taken(self, game: Game, seat: int, player: Player | None) -> None:
+        """A seat was taken: every client of the game hears it, and :class:`SeatTaken` is published
+        (the lobby hears it)."""
+        self.fanout.broadcast(game)
+        self.events.publish(SeatTaken(game, seat, None if player is None else player.id))
 
     async def _take(self, game: Game, seat: int, raw_name: Any, player: Player | None = None) -> Json:
         """Seat ``seat`` taken (its invitation used up, the game's lock held): a new token."""
         session = game.session
-        self.hub.players.check_joiner(session, seat, player)
+        self.rules.check_joiner(session, seat, player)
         # The seat of a player goes by the player's name unless another is given (a rated game's
         # default): the others meet the name their lobby, profile and rematch offers show.  A rated
         # game's seat always shows its player's name (issue 60: no "Computer (expert)", no second
@@ -421,10 +453,10 @@ class Seating:
         clock = session.clock
         if clock is not None and not clock.started and set(game.invites) == {seat}:
             clock = clock.copy()  # the last seat is taken: the clock starts
-            clock.start(self.hub.now(), session.waiting())
+            clock.start(self.now(), session.waiting())
             change.clock, change.deadline = clock.stored(), clock.deadline()
         try:
-            await self.hub.storage.claim_seat(change, name, token_hash, None if player is None else player.id)
+            await self.storage.claim_seat(change, name, token_hash, None if player is None else player.id)
         except Refused as exc:
             raise ProtocolError("bad-token", str(exc), 403) from None
         except StorageError as exc:

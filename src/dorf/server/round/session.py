@@ -52,16 +52,15 @@ from dorf.formats.record import (
 from dorf.games.modes import MODES as GAMES
 from dorf.games.state import GameOver, IllegalDecision, OutOfTurn
 from dorf.rules.area import IllegalPlacement, PlayArea
-from dorf.server.protocol.describe import Description
+from dorf.server.protocol.describe import MODE_NAMES, Description
 from dorf.server.protocol.messages import Move, ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.round.clock import Clock
-from dorf.server.round.finisher import Ending
+from dorf.server.round.ending import Ending
 
 #: The games by name (``coop``, ``duel``, ``head-to-head``), their titles and tile sets: the
 #: games layer's data (:mod:`dorf.games.modes`).
 MODES = tuple(GAMES)
-MODE_NAMES = {name: mode.title for name, mode in GAMES.items()}
 TILESETS = {name: mode.tileset for name, mode in GAMES.items()}
 HERE, ONLINE, COMPUTER = "here", "online", "computer"
 SEAT_KINDS = (HERE, ONLINE, COMPUTER)
@@ -148,10 +147,10 @@ class GameSession:
         #: A practice game: undo allowed, and it never goes into a campaign.
         self.practice = practice
         #: Whoever created the game chose its seed, so could know every tile: its record says
-        #: so and it never goes into a campaign (the hub sets it when it makes or reads the game).
+        #: so and it never goes into a campaign (set when the game is made or read).
         self.seed_chosen = False
         #: A rated game: its players' ratings change once it is over (:mod:`dorf.server.players`;
-        #: the hub sets it when it makes or reads the game).
+        #: set when the game is made or read).
         self.rated = False
         #: Who starts, counted from 1 in seat order.
         self.first = first

@@ -31,16 +31,11 @@ import asyncio
 import contextlib
 import heapq
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 from dorf.server.protocol.messages import ProtocolError
-from dorf.server.round.game import Broken
+from dorf.server.round.game import Broken, Game
 from dorf.server.storage.base import StorageError
-
-if TYPE_CHECKING:
-    from dorf.server.hub import Hub
-    from dorf.server.round.game import Game
 
 log = logging.getLogger("dorf.server")
 
@@ -51,8 +46,17 @@ MAX_SLEEP = 3600.0
 class Timers:
     """The live deadline of every clocked game this server knows of (see the module)."""
 
-    def __init__(self, hub: Hub, now: Callable[[], float], scale: float = 1.0) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        now: Callable[[], float],
+        game: Callable[[str], Awaitable[Game | Broken]],
+        due: Callable[[Game], Awaitable[bool]],
+        scale: float = 1.0,
+    ) -> None:
+        """``game`` finds a game by id (the cache's), ``due`` ends it if its clock says so (the
+        finisher's)."""
+        self.game = game
+        self.due_end = due
         self.now = now
         #: How much faster than real time the clocks run (tests only: ``--clock-scale``).
         self.scale = scale
@@ -155,10 +159,10 @@ class Timers:
         again (it moved: another server's change not yet heard)."""
         self.fired += 1
         try:
-            game = await self.hub.game(game_id)
+            game = await self.game(game_id)
             if isinstance(game, Broken):
                 return
-            await self.hub.finisher.due(game)
+            await self.due_end(game)
         except (ProtocolError, StorageError) as exc:
             log.warning("dorf: the clock of game %s could not be checked: %s", game_id, exc)
             self.set(game_id, self.now() + 1.0, -1)  # try again in a second

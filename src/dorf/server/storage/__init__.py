@@ -1,11 +1,20 @@
-"""Where the server keeps its games: one interface (:mod:`.base`), one file per database.
+"""Where the server keeps its games: one interface (:mod:`.base`), one pattern for both databases.
 
-- :mod:`.base`: the :class:`~.base.Storage` interface, the one record of a change
-  (:class:`~.base.Change`), the stored game, the storage's own errors;
-- :mod:`.schema`: the tables, the same on both databases;
+- :mod:`.base`: the :class:`~.base.Storage` interface;
+- :mod:`.rows`: every record stored or read back (the one record of a change,
+  :class:`~.rows.Change`, the stored game, players, results, seeks...); :mod:`.errors`: the
+  storage's own errors;
+- :mod:`.sql`: the one SQL helper, the two databases' differences in one :class:`~.sql.Dialect`;
+- the stores, each written once against it: :mod:`.games`, :mod:`.people` (players and
+  ratings), :mod:`.daily` (the challenge, leaderboards, lessons), :mod:`.lobby`;
+- :mod:`.schema`: the tables' migration steps, the same on both databases (one
+  :func:`dorf.db.migrate`);
 - :mod:`.sqlite` (with :mod:`.writer`): a server alone on a SQLite file, changes written behind;
 - :mod:`.postgres`: servers sharing a PostgreSQL database, changes stored by compare-and-set;
 - :mod:`.bus`: what a server hears of the others' changes (nothing, alone; LISTEN/NOTIFY).
+
+The storage imports no feature package (``dorf.server.lobby``, ``daily``, ``players``,
+``round``...): they import it.
 
 :func:`open_storage` is the one place that chooses.
 """

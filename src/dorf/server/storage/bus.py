@@ -32,8 +32,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from dorf.server.storage.base import Change
+from dorf.server.storage.games import CHANNEL
 from dorf.server.storage.lobby import LOBBY_CHANNEL
-from dorf.server.storage.postgres import CHANNEL, one_line, redact
+from dorf.server.storage.postgres import one_line, redact
 
 try:
     import psycopg

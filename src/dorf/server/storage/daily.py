@@ -39,10 +39,11 @@ The indexes, argued (``docs/server.md``, "The daily challenge"):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from dorf.server.storage.people import Sql
+from dorf.server.storage.rows import DayRow, DayView, Leader, Result
+from dorf.server.storage.sql import Sql
 
 T = TypeVar("T")
 
@@ -102,45 +103,6 @@ LESSONS_STEP = """
         SELECT r.game_id, '0', r.lessons, r.started FROM server_daily_result r
         JOIN server_game g ON g.id = r.game_id WHERE r.lessons IS NOT NULL
 """
-
-
-@dataclass(frozen=True)
-class DayRow:
-    """A day of the challenge: its players so far, the expert's score (None: not played yet),
-    whether it is closed (ranks stored)."""
-
-    day: str
-    players: int
-    expert: int | None
-    closed: bool
-
-
-@dataclass(frozen=True)
-class Result:
-    """A counted attempt: its day, player (id and name), game, score, whether it is finished, its
-    rank (None: not known without counting), and the day's expert score and players."""
-
-    day: str
-    player_id: str
-    name: str
-    game_id: str
-    score: int
-    finished: bool
-    rank: int | None = None
-    expert: int | None = None
-    players: int = 0
-
-
-@dataclass(frozen=True)
-class Leader:
-    """A leaderboard's line: a player and its stored rating."""
-
-    name: str
-    rating: float
-    rd: float
-    volatility: float
-    games: int
-    played: float
 
 
 _RESULT = (
@@ -258,10 +220,13 @@ class DailyTables:
             f"{_RESULT} WHERE r.day = %s ORDER BY r.score DESC, r.started LIMIT %s", (day, limit)
         ).fetchall()
         out: list[Result] = []
-        for n, row in enumerate(rows, 1):
-            found = _result(row)
-            rank = out[-1].rank if out and out[-1].score == found.score else n
-            out.append(replace(found, rank=rank))
+        last, rank = None, 0
+        for n, (day_of, player, name, game, score, finished, _place, expert, players) in enumerate(rows, 1):
+            if score != last:  # ties share a rank
+                last, rank = score, n
+            out.append(
+                Result(day_of, player, name, game, int(score), bool(finished), rank, expert, int(players))
+            )
         return out
 
     @staticmethod
@@ -290,6 +255,19 @@ class DailyTables:
         ).fetchall()
         found = [_result(row) for row in rows]
         return [r if r.rank is not None else DailyTables._ranked(sql, r) for r in found]
+
+    @staticmethod
+    def view(sql: Sql, day: str, player_id: str | None, top: int, days: int, over: bool) -> DayView:
+        """All that ``GET /api/daily`` shows of ``day`` in one transaction: its row, the player's
+        attempt (ranked), its ``top`` best attempts, the median once shown (the day is ``over``,
+        or the player's attempt finished), the player's last ``days`` days."""
+        row = DailyTables.day(sql, day)
+        mine = None if player_id is None else DailyTables.result_of(sql, day, player_id)
+        best = DailyTables.top(sql, day, top)
+        shown = over or (mine is not None and mine.finished)
+        median = DailyTables.median(sql, day, row.players) if shown else None
+        played = [] if player_id is None else DailyTables.days(sql, player_id, days)
+        return DayView(row, mine, best, median, played)
 
     @staticmethod
     def days(sql: Sql, player_id: str, limit: int) -> list[str]:
@@ -414,6 +392,7 @@ class DailyCalls:
         return await self.people(DailyTables.score, game_id, score, finished, today)
 
     async def daily_result(self, day: str, player_id: str) -> Result | None:
+        """A player's attempt of ``day`` with its rank (None: it has none)."""
         return await self.people(DailyTables.result_of, day, player_id)
 
     async def daily_top(self, day: str, limit: int) -> list[Result]:
@@ -421,6 +400,10 @@ class DailyCalls:
 
     async def daily_median(self, day: str, players: int) -> float | None:
         return await self.people(DailyTables.median, day, players)
+
+    async def daily_view(self, day: str, player_id: str | None, top: int, days: int, over: bool) -> DayView:
+        """What ``GET /api/daily`` shows of a day, in one call (:meth:`DailyTables.view`)."""
+        return await self.people(DailyTables.view, day, player_id, top, days, over)
 
     async def daily_history(self, player_id: str, limit: int) -> list[Result]:
         return await self.people(DailyTables.history, player_id, limit)
@@ -450,6 +433,7 @@ class DailyCalls:
         return await self.people(DailyTables.lessons, game_id, seats, text, made)
 
     async def leaders(self, mode: str, limit: int, offset: int = 0) -> list[Leader]:
+        """The rated players a leaderboard may list, best first."""
         return await self.people(DailyTables.leaders, mode, limit, offset)
 
 
@@ -461,6 +445,7 @@ __all__ = [
     "DailyCalls",
     "DailyTables",
     "DayRow",
+    "DayView",
     "Leader",
     "Result",
 ]

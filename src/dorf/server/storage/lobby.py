@@ -13,7 +13,10 @@ transaction, so a seek is paired once however many servers pair at the same mome
 another server is pairing is skipped, not waited for).  A server tells the others on the
 channel ``dorf_lobby`` (an open game changed; a seek of yours was paired, with the seat's
 invitation), in the transaction that made the change.  A server alone on SQLite keeps its seeks
-in memory (they end with their sockets) and its open games in the table.
+in the same table, and removes those of its earlier runs when it starts (they ended with their
+sockets).  The SQL is written once (:class:`LobbyTables`) against
+:class:`~dorf.server.storage.sql.Sql`: ``SKIP LOCKED``, the advisory locks and the notifications
+are its dialect's (nothing on SQLite, whose transaction holds the file).
 
 A player has at most ``limit`` open games and seeks at once, and an address at most
 ``per_address`` open games in the public list (``lobby_game.address``: the address that listed it;
@@ -25,23 +28,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from dorf.server.lobby.pairing import Seek
+from dorf.server.storage.rows import Choose, OpenGame, Pool, PoolCount, Seek
+from dorf.server.storage.sql import Dialect, Sql
 
 T = TypeVar("T")
 
 #: The channel on which servers tell each other what changed in the lobby.
 LOBBY_CHANNEL = "dorf_lobby"
-#: ``choose(seeks, now)``: the pairs to make among one pool's seeks (the pure rule).
-Choose = Callable[[list[Seek], float], list[tuple[Seek, Seek]]]
-#: A pool: mode, clock, rated.
-Pool = tuple[str, str | None, bool]
-#: A pool and how many seek in it.
-PoolCount = tuple[str, str | None, bool, int]
-
 SCHEMA_STEP = """
     CREATE TABLE lobby_game (
         game_id TEXT PRIMARY KEY,
@@ -76,43 +72,6 @@ SCHEMA_STEP = """
 
 #: A seek's clock in the table: ``-`` for none (so that a pool is an equality on three columns).
 NO_CLOCK = "-"
-
-
-@dataclass(frozen=True)
-class OpenGame:
-    """One open game of the lobby: who made it (their rating in its mode, None in a mode without
-    ratings), for what, how many seats are free; ``invited``: a rematch, for that player alone."""
-
-    game: str
-    creator: str
-    name: str
-    rating: float | None
-    rd: float | None
-    mode: str
-    clock: str | None
-    rated: bool
-    free: int
-    seats: int
-    invited: str | None
-    since: float
-    #: The address that listed it ("": none counted, a rematch offered to one player).
-    address: str = ""
-
-    def row(self) -> tuple[Any, ...]:
-        return (
-            self.game,
-            self.creator,
-            self.name,
-            self.rating,
-            self.rd,
-            self.mode,
-            self.clock,
-            int(self.rated),
-            self.free,
-            self.seats,
-            self.invited,
-            self.since,
-        )
 
 
 OPEN_COLUMNS = "game_id, creator, name, rating, rd, mode, clock, rated, free, seats, invited, since"
@@ -154,30 +113,30 @@ def note(kind: str, **fields: Any) -> str:
     return json.dumps({"t": kind, **fields}, separators=(",", ":"))
 
 
-class PostgresLobby:
-    """The lobby's statements on a PostgreSQL connection (the storage's thread holds it)."""
+class LobbyTables:
+    """The lobby's rows, written once for both databases; each method runs in the caller's
+    transaction (:class:`~dorf.server.storage.sql.Sql`)."""
 
-    def __init__(self, epoch: str) -> None:
-        self.epoch = epoch
-
-    def count(self, conn: Any, player: str) -> int:
-        """The open games and seeks of ``player`` (locked for the rest of the transaction)."""
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"lobby:{player}",))
-        row = conn.execute(
+    @staticmethod
+    def count(sql: Sql, player: str) -> int:
+        """The open games and seeks of ``player`` (held for the rest of the transaction)."""
+        sql.hold(f"lobby:{player}")
+        row = sql(
             "SELECT (SELECT count(*) FROM lobby_game WHERE creator = %s)"
             " + (SELECT count(*) FROM lobby_seek WHERE player = %s)",
             (player, player),
         ).fetchone()
         return int(row[0])
 
-    def add_seek(self, conn: Any, seek: Seek, instance: str, limit: int) -> float | None:
-        """Store a seek unless its player has ``limit`` open games and seeks: its ``since`` (the
-        database's time), or None if refused."""
-        if self.count(conn, seek.player) >= limit:
+    @staticmethod
+    def add_seek(sql: Sql, seek: Seek, instance: str, limit: int) -> Seek | None:
+        """Store a seek unless its player has ``limit`` open games and seeks: the seek with its
+        ``since`` (the database's time), or None if refused."""
+        if LobbyTables.count(sql, seek.player) >= limit:
             return None
-        row = conn.execute(
+        row = sql(
             f"INSERT INTO lobby_seek ({SEEK_COLUMNS}, instance)"
-            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {self.epoch}, %s) RETURNING since",
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {sql.epoch}, %s) RETURNING since",
             (
                 seek.id,
                 seek.player,
@@ -190,221 +149,158 @@ class PostgresLobby:
                 instance,
             ),
         ).fetchone()
-        return float(row[0])
+        return dataclasses.replace(seek, since=float(row[0]))
 
-    def drop_seek(self, conn: Any, seek_id: str) -> None:
-        conn.execute("DELETE FROM lobby_seek WHERE id = %s", (seek_id,))
+    @staticmethod
+    def drop_seek(sql: Sql, seek_id: str) -> None:
+        sql("DELETE FROM lobby_seek WHERE id = %s", (seek_id,))
 
-    def pair(self, conn: Any, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
+    @staticmethod
+    def pair(sql: Sql, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
         """Pair a pool's seeks that no other server is pairing now; the paired rows are gone."""
         mode, clock, rated = pool
-        rows = conn.execute(
-            f"SELECT {SEEK_COLUMNS}, {self.epoch} FROM lobby_seek"
-            " WHERE mode = %s AND clock = %s AND rated = %s ORDER BY since FOR UPDATE SKIP LOCKED",
+        rows = sql(
+            f"SELECT {SEEK_COLUMNS}, {sql.epoch} FROM lobby_seek"
+            f" WHERE mode = %s AND clock = %s AND rated = %s ORDER BY since{sql.dialect.skip_locked}",
             (mode, clock or NO_CLOCK, int(rated)),
         ).fetchall()
         if len(rows) < 2:
             return []
         made = choose([seek_of(row[:-1]) for row in rows], float(rows[0][-1]))
-        if made:
-            conn.execute(
-                "DELETE FROM lobby_seek WHERE id = ANY(%s)", ([s.id for pair in made for s in pair],)
-            )
+        paired = [s.id for pair in made for s in pair]
+        if paired:
+            sql(f"DELETE FROM lobby_seek WHERE id IN ({sql.marks(len(paired))})", paired)
         return made
 
-    def pools(self, conn: Any, limit: int) -> list[PoolCount]:
+    @staticmethod
+    def pools(sql: Sql, limit: int) -> list[PoolCount]:
         """How many seek in each pool (the fullest ``limit`` pools): counts only, no names."""
-        rows = conn.execute(
+        rows = sql(
             "SELECT mode, clock, rated, count(*) FROM lobby_seek GROUP BY mode, clock, rated"
             " ORDER BY count(*) DESC, mode, clock, rated LIMIT %s",
             (limit,),
         ).fetchall()
         return [(str(m), None if c == NO_CLOCK else str(c), bool(r), int(n)) for m, c, r, n in rows]
 
-    def forget_dead(self, conn: Any) -> None:
+    @staticmethod
+    def forget_dead(sql: Sql) -> None:
         """The seeks of servers no longer alive (their sockets are gone with them)."""
-        conn.execute("DELETE FROM lobby_seek WHERE instance NOT IN (SELECT id FROM server_instance)")
+        sql("DELETE FROM lobby_seek WHERE instance NOT IN (SELECT id FROM server_instance)")
 
-    def add_open(self, conn: Any, entry: OpenGame, limit: int, per_address: int) -> str | None:
-        """List ``entry``: None, or why not (:data:`PLAYER_FULL`, :data:`ADDRESS_FULL`)."""
-        if self.count(conn, entry.creator) >= limit:
+    @staticmethod
+    def add_open(sql: Sql, entry: OpenGame, limit: int, per_address: int) -> str | None:
+        """List ``entry``: None, or why not (:data:`PLAYER_FULL`, :data:`ADDRESS_FULL`); the
+        other servers are told."""
+        if LobbyTables.count(sql, entry.creator) >= limit:
             return PLAYER_FULL
         if entry.address and per_address:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"lobby-address:{entry.address}",))
-            row = conn.execute(
+            sql.hold(f"lobby-address:{entry.address}")
+            row = sql(
                 "SELECT count(*) FROM lobby_game WHERE address = %s AND invited IS NULL", (entry.address,)
             ).fetchone()
             if int(row[0]) >= per_address:
                 return ADDRESS_FULL
-        conn.execute(
+        sql(
             f"INSERT INTO lobby_game ({OPEN_COLUMNS}, address)"
-            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {self.epoch}, %s)",
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {sql.epoch}, %s)",
             (*entry.row()[:-1], entry.address),
         )
+        sql.notify(LOBBY_CHANNEL, note("games"))
         return None
 
-    def set_free(self, conn: Any, game_id: str, free: int) -> bool:
-        """A seat of an open game was taken (or it ended: ``free`` 0): whether its row changed."""
+    @staticmethod
+    def set_free(sql: Sql, game_id: str, free: int) -> bool:
+        """A seat of an open game was taken (or it ended: ``free`` 0): whether its row changed
+        (and if so the other servers are told)."""
         if free <= 0:
-            return bool(conn.execute("DELETE FROM lobby_game WHERE game_id = %s", (game_id,)).rowcount)
-        return bool(
-            conn.execute(
+            changed = sql("DELETE FROM lobby_game WHERE game_id = %s", (game_id,)).rowcount
+        else:
+            changed = sql(
                 "UPDATE lobby_game SET free = %s WHERE game_id = %s AND free <> %s", (free, game_id, free)
             ).rowcount
-        )
-
-    def open_games(self, conn: Any) -> list[OpenGame]:
-        rows = conn.execute(
-            f"SELECT {OPEN_COLUMNS}, address FROM lobby_game ORDER BY since, game_id"
-        ).fetchall()
-        return [open_game(row) for row in rows]
-
-    def notify(self, conn: Any, payload: str) -> None:
-        conn.execute("SELECT pg_notify(%s, %s)", (LOBBY_CHANNEL, payload))
-
-
-class SqliteLobby:
-    """A server alone on SQLite: seeks in memory, open games in the table; used from the
-    storage's one thread only (the seeks too, so that counting and pairing see them whole)."""
-
-    def __init__(self) -> None:
-        self.seeks: dict[str, Seek] = {}
-
-    def count(self, conn: Any, player: str) -> int:
-        row = conn.execute("SELECT count(*) FROM lobby_game WHERE creator = ?", (player,)).fetchone()
-        return int(row[0]) + sum(s.player == player for s in self.seeks.values())
-
-    def add_seek(self, conn: Any, seek: Seek, limit: int) -> bool:
-        if self.count(conn, seek.player) >= limit:
-            return False
-        self.seeks[seek.id] = seek
-        return True
-
-    def drop_seek(self, seek_id: str) -> None:
-        self.seeks.pop(seek_id, None)
-
-    def pair(self, pool: Pool, choose: Choose, now: float) -> list[tuple[Seek, Seek]]:
-        waiting = [s for s in self.seeks.values() if (s.mode, s.clock, s.rated) == pool]
-        made = choose(waiting, now) if len(waiting) > 1 else []
-        for pair in made:
-            for seek in pair:
-                del self.seeks[seek.id]
-        return made
-
-    def pools(self, limit: int) -> list[PoolCount]:
-        counted: dict[Pool, int] = {}
-        for s in self.seeks.values():
-            counted[(s.mode, s.clock, s.rated)] = counted.get((s.mode, s.clock, s.rated), 0) + 1
-        ranked = sorted(
-            counted.items(), key=lambda item: (-item[1], item[0][0], item[0][1] or "", item[0][2])
-        )
-        return [(*pool, n) for pool, n in ranked[:limit]]
-
-    def add_open(self, conn: Any, entry: OpenGame, limit: int, per_address: int) -> str | None:
-        if self.count(conn, entry.creator) >= limit:
-            return PLAYER_FULL
-        if entry.address and per_address:
-            row = conn.execute(
-                "SELECT count(*) FROM lobby_game WHERE address = ? AND invited IS NULL", (entry.address,)
-            ).fetchone()
-            if int(row[0]) >= per_address:
-                return ADDRESS_FULL
-        conn.execute(
-            f"INSERT INTO lobby_game ({OPEN_COLUMNS}, address)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*entry.row(), entry.address),
-        )
-        return None
-
-    def set_free(self, conn: Any, game_id: str, free: int) -> bool:
-        if free <= 0:
-            changed = conn.execute("DELETE FROM lobby_game WHERE game_id = ?", (game_id,)).rowcount
-        else:
-            changed = conn.execute(
-                "UPDATE lobby_game SET free = ? WHERE game_id = ? AND free <> ?", (free, game_id, free)
-            ).rowcount
+        if changed:
+            sql.notify(LOBBY_CHANNEL, note("games"))
         return bool(changed)
 
-    def open_games(self, conn: Any) -> list[OpenGame]:
-        rows = conn.execute(
-            f"SELECT {OPEN_COLUMNS}, address FROM lobby_game ORDER BY since, game_id"
-        ).fetchall()
+    @staticmethod
+    def open_games(sql: Sql) -> list[OpenGame]:
+        rows = sql(f"SELECT {OPEN_COLUMNS}, address FROM lobby_game ORDER BY since, game_id").fetchall()
         return [open_game(row) for row in rows]
 
+    @staticmethod
+    def tell(sql: Sql, payload: str) -> None:
+        sql.notify(LOBBY_CHANNEL, payload)
 
-#: A player's games, the most recently changed first (``%s``: the player, the limit).
-PLAYER_GAMES = (
-    "SELECT s.game_id FROM server_seat s JOIN server_game g ON g.id = s.game_id"
-    " WHERE s.player_id = %s GROUP BY s.game_id ORDER BY max(g.updated) DESC, s.game_id LIMIT %s"
-)
+    @staticmethod
+    def player_games(sql: Sql, player: str, limit: int) -> list[str]:
+        """A player's games, the most recently changed first."""
+        rows = sql(
+            "SELECT s.game_id FROM server_seat s JOIN server_game g ON g.id = s.game_id"
+            " WHERE s.player_id = %s GROUP BY s.game_id ORDER BY max(g.updated) DESC, s.game_id LIMIT %s",
+            (player, limit),
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    @staticmethod
+    def alone(sql: Sql, instance: str) -> None:
+        """A server alone on its database starts: the only one alive, the seeks of its earlier
+        runs gone (a seek ends with its socket)."""
+        sql("DELETE FROM server_instance")
+        sql(f"INSERT INTO server_instance (id, seen) VALUES (%s, {sql.epoch})", (instance,))
+        sql("DELETE FROM lobby_seek")
 
 
-def player_games(conn: Any, player: str, limit: int, sqlite: bool = False) -> list[str]:
-    query = PLAYER_GAMES.replace("%s", "?") if sqlite else PLAYER_GAMES
-    return [row[0] for row in conn.execute(query, (player, limit)).fetchall()]
-
-
-class PostgresLobbyCalls:
-    """The lobby's calls of :class:`~dorf.server.storage.postgres.PostgresStorage`: each one
-    transaction, in the storage's thread."""
+class LobbyCalls:
+    """The storage's calls of the lobby (:class:`~dorf.server.storage.base.Storage`), for a
+    storage that runs ``work(sql, *args)`` in a transaction of its own (:meth:`people`)."""
 
     instance: str
-    lobby: PostgresLobby
-    run: Callable[..., Awaitable[Any]]
-    _tables: Any
+    dialect: Dialect
 
-    async def _lobby(self, call: Callable[..., T], *args: Any) -> T:
-        """``call(conn, *args)`` in one transaction, in the database's thread."""
-
-        def within() -> T:
-            with self._tables.transaction() as conn:
-                return call(conn, *args)
-
-        result: T = await self.run(within)
-        return result
+    async def people(self, work: Callable[..., T], *args: Any) -> T:
+        raise NotImplementedError
 
     async def lobby_seek(self, seek: Seek, limit: int) -> Seek | None:
-        since = await self._lobby(self.lobby.add_seek, seek, self.instance, limit)
-        return None if since is None else dataclasses.replace(seek, since=since)
+        """Store a seek (its ``since`` the storage's time), None if its player has ``limit``."""
+        return await self.people(LobbyTables.add_seek, seek, self.instance, limit)
 
     async def lobby_unseek(self, seek_id: str) -> None:
-        await self._lobby(self.lobby.drop_seek, seek_id)
+        await self.people(LobbyTables.drop_seek, seek_id)
 
     async def lobby_count(self, player: str) -> int:
-        return await self._lobby(self.lobby.count, player)
+        """The open games and seeks of ``player`` now."""
+        return await self.people(LobbyTables.count, player)
 
     async def lobby_pair(self, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
-        return await self._lobby(self.lobby.pair, pool, choose)
+        """The pairs ``choose`` makes among a pool's seeks no other server is pairing; gone after."""
+        return await self.people(LobbyTables.pair, pool, choose)
 
     async def lobby_sweep(self) -> None:
-        await self._lobby(self.lobby.forget_dead)
+        """Forget the seeks of servers that died."""
+        await self.people(LobbyTables.forget_dead)
 
     async def lobby_pools(self, limit: int) -> list[PoolCount]:
-        return await self._lobby(self.lobby.pools, limit)
+        """How many seek in each pool, the fullest ``limit`` pools (mode, clock, rated, count)."""
+        return await self.people(LobbyTables.pools, limit)
 
     async def lobby_open(self, entry: OpenGame, limit: int, per_address: int = 0) -> str | None:
-        def add(conn: Any) -> str | None:
-            refused = self.lobby.add_open(conn, entry, limit, per_address)
-            if refused is None:
-                self.lobby.notify(conn, note("games"))
-            return refused
-
-        return await self._lobby(add)
+        """List an open game, unless its creator has ``limit`` open games and seeks, or its
+        address ``per_address`` open games listed (0: no bound): None if listed, else which
+        bound refused it (``"player"``, ``"address"``)."""
+        return await self.people(LobbyTables.add_open, entry, limit, per_address)
 
     async def lobby_seats(self, game_id: str, free: int) -> bool:
-        def change(conn: Any) -> bool:
-            changed = self.lobby.set_free(conn, game_id, free)
-            if changed:
-                self.lobby.notify(conn, note("games"))
-            return changed
-
-        return await self._lobby(change)
+        """An open game has ``free`` seats now (0: it leaves the list): whether that changed it."""
+        return await self.people(LobbyTables.set_free, game_id, free)
 
     async def lobby_games(self) -> list[OpenGame]:
-        return await self._lobby(self.lobby.open_games)
+        return await self.people(LobbyTables.open_games)
 
     async def lobby_tell(self, payload: str) -> None:
-        await self._lobby(self.lobby.notify, payload)
+        """Tell the other servers (``dorf_lobby``); nobody, alone."""
+        if self.dialect.shared:  # nobody to tell, alone
+            await self.people(LobbyTables.tell, payload)
 
     async def player_games(self, player: str, limit: int) -> list[str]:
-        return await self._lobby(player_games, player, limit)
+        """The ids of a player's games (a seat records them), the most recently changed first."""
+        return await self.people(LobbyTables.player_games, player, limit)

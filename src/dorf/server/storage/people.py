@@ -30,20 +30,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from dorf.server.players.names import name_key, name_key_sql
-from dorf.server.storage.base import (
+from dorf.server.storage.errors import Refused
+from dorf.server.storage.rows import (
     RatedGame,
     RateUpdate,
     RatingChange,
-    Refused,
     StoredPlayer,
     StoredRating,
     StoredToken,
+    name_key,
+    name_key_sql,
     now,
 )
+from dorf.server.storage.sql import Sql
 
 T = TypeVar("T")
 
@@ -187,32 +188,6 @@ def _change(row: Sequence[Any]) -> RatingChange:
 
 def _player(row: Sequence[Any]) -> StoredPlayer:
     return StoredPlayer(row[0], row[1], bool(row[2]), bool(row[3]), row[4])
-
-
-@dataclass
-class Sql:
-    """A connection in a transaction: ``%s`` placeholders become its database's, and ``lock``
-    is how it locks the rows it reads (``FOR UPDATE``; nothing on SQLite, whose transaction holds
-    the file)."""
-
-    conn: Any
-    mark: str = "%s"
-    lock: str = " FOR UPDATE"
-
-    def __call__(self, query: str, args: Sequence[Any] = ()) -> Any:
-        if self.mark != "%s":
-            query = query.replace("%s", self.mark)
-        return self.conn.execute(query, tuple(args))
-
-    def many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
-        """``query`` once for each of ``rows``."""
-        if self.mark != "%s":
-            query = query.replace("%s", self.mark)
-        cursor = self.conn.cursor()
-        try:
-            cursor.executemany(query, [tuple(row) for row in rows])
-        finally:
-            cursor.close()
 
 
 class PeopleTables:
@@ -481,13 +456,19 @@ class PeopleCalls:
     async def new_player(
         self, player: StoredPlayer, session_hash: str | None, at: float | None = None
     ) -> None:
+        """Store a new player (and its first session, the hash of its cookie's secret):
+        :class:`Refused` if its name is taken (by its skeleton, ``name_key``), or held for the
+        player who gave it up (at ``at``, seconds since 1970; None: now)."""
         at = time.time() if at is None else at
         await self.people(PeopleTables.new_player, player, session_hash, at)
 
     async def find_player(self, *, session: str = "", token: str = "", name: str = "") -> StoredPlayer | None:
+        """The player of a session (its secret's hash), of an API token (its hash), or of a name
+        (ignoring case); None if there is none."""
         return await self.people(PeopleTables.find_player, session, token, name)
 
     async def players_by_id(self, ids: list[str]) -> dict[str, StoredPlayer]:
+        """The players of these ids (those that exist)."""
         if not ids:
             return {}
         return await self.people(PeopleTables.players_by_id, ids)
@@ -495,51 +476,76 @@ class PeopleCalls:
     async def rename_player(
         self, player_id: str, name: str, at: float | None = None, hold_until: float = 0.0
     ) -> None:
+        """Change a player's name: :class:`Refused` if another player has it (by its skeleton) or
+        it is held for another; the name given up is held for this player until ``hold_until``."""
         at = time.time() if at is None else at
         await self.people(PeopleTables.rename_player, player_id, name, at, hold_until)
 
     async def forget_player(self, player_id: str) -> bool:
+        """Remove a player made for a request that failed, unless it has played: whether it did."""
         return await self.people(PeopleTables.forget_player, player_id)
 
     async def sweep_players(self, before: str, at: float, limit: int = 1000) -> tuple[int, int]:
+        """Remove the new players made before ``before`` (ISO 8601) who never played, at most
+        ``limit`` looked at; forget the name holds over at ``at``: ``(looked at, removed)``."""
         return await self.people(PeopleTables.sweep_players, before, at, limit)
 
     async def password_of(self, player_id: str) -> str | None:
+        """The hash of a player's password (None: it has none)."""
         return await self.people(PeopleTables.password_of, player_id)
 
     async def set_password(
         self, player_id: str, password_hash: str, keep_session: str | None, end_tokens: bool = False
     ) -> None:
+        """Set a player's password (its hash); every session of the player but ``keep_session``
+        ends (the other devices sign in again), and with ``end_tokens`` every API token."""
         await self.people(PeopleTables.set_password, player_id, password_hash, keep_session, end_tokens)
 
     async def add_session(self, player_id: str, session_hash: str) -> None:
+        """A device signed in as the player: its cookie's secret (hash) now names it."""
         await self.people(PeopleTables.add_session, player_id, session_hash)
 
     async def end_session(self, session_hash: str) -> None:
+        """A device signed out: its cookie's secret names nobody any more."""
         await self.people(PeopleTables.end_session, session_hash)
 
     async def add_token(self, player_id: str, token_hash: str, label: str = "", limit: int = 0) -> str:
+        """An API token (its hash) now names the player, which is a bot account from now on: its
+        id (what lists and revokes it; the hash's first 16 digits).  :class:`Refused` if the
+        player has ``limit`` tokens already (0: no limit)."""
         return await self.people(PeopleTables.add_token, player_id, token_hash, label, limit)
 
     async def tokens_of(self, player_id: str) -> list[StoredToken]:
+        """A player's API tokens (never their hashes), the oldest first."""
         return await self.people(PeopleTables.tokens_of, player_id)
 
     async def revoke_token(self, player_id: str, token_id: str) -> bool:
+        """End the player's token of this id: whether there was one (another's is not found)."""
         return await self.people(PeopleTables.revoke_token, player_id, token_id)
 
     async def token_used(self, token_hash: str, when: str, before: str) -> None:
+        """Note that a token was used ``when``, unless it was noted at ``before`` or later."""
         await self.people(PeopleTables.token_used, token_hash, when, before)
 
     async def end_sessions(self, player_id: str, keep_session: str | None, tokens: bool) -> None:
+        """Sign a player out everywhere: every session but ``keep_session`` ends, and with
+        ``tokens`` every API token too."""
         await self.people(PeopleTables.end_sessions, player_id, keep_session, tokens)
 
     async def ratings_of(self, player_id: str) -> list[StoredRating]:
+        """A player's ratings, one per mode it has played rated games of."""
         return await self.people(PeopleTables.ratings_of, player_id)
 
     async def rate_game(self, game: RatedGame, update: RateUpdate) -> list[RatingChange] | None:
+        """Rate a finished game once: in one transaction, the ratings of its two players as stored
+        (None: a first rated game of the mode) are given to ``update``, and what it answers is
+        stored with one history row per player.  None if the game was rated already (by this or
+        another server): nothing changes."""
         return await self.people(PeopleTables.rate_game, game, update)
 
     async def rating_changes(
         self, *, player_id: str = "", game_id: str = "", limit: int = 50
     ) -> list[RatingChange]:
+        """The rating changes of a player (its latest ``limit`` games, newest first), or of one
+        game (one per player)."""
         return await self.people(PeopleTables.rating_changes, player_id, game_id, limit)

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any, TypeVar
 
-from dorf.db import DatabaseError, statements
+from dorf.db import DatabaseError, migrate
 from dorf.server.storage.base import (
     END,
     MOVE,
@@ -52,27 +52,16 @@ from dorf.server.storage.base import (
     Conflict,
     Decide,
     Refused,
+    Storage,
     Stored,
     StoredGame,
     Unavailable,
     decision_text,
     now,
 )
-from dorf.server.storage.daily import DailyCalls
-from dorf.server.storage.lobby import PostgresLobby, PostgresLobbyCalls
-from dorf.server.storage.people import PeopleCalls, Sql
-from dorf.server.storage.schema import (
-    CLOCK_CREATED,
-    CLOCK_STARTED,
-    DEADLINES_QUERY,
-    DECISIONS_QUERY,
-    GAME_QUERY,
-    SCHEMA,
-    SEATS_QUERY,
-    game_rows,
-    seat_rows,
-    stored_game,
-)
+from dorf.server.storage.games import CHANNEL, GamesTables
+from dorf.server.storage.schema import SCHEMA
+from dorf.server.storage.sql import POSTGRESQL, Sql
 
 try:
     import psycopg
@@ -82,8 +71,6 @@ except ImportError:  # pragma: no cover - the web extra installs it
 log = logging.getLogger("dorf.server")
 T = TypeVar("T")
 
-#: The channel on which servers tell each other of the changes they stored.
-CHANNEL = "dorf_change"
 #: The advisory lock held while the tables are migrated.
 MIGRATION_LOCK = 7_413_201
 #: The database's time, in seconds since 1970.
@@ -135,7 +122,7 @@ class PostgresTables:
         try:
             with self.transaction() as conn:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-                migrate(conn, "server", SCHEMA)
+                migrate(conn, "server", SCHEMA, mark="%s", step=contextlib.nullcontext)
         except Unavailable as exc:
             raise DatabaseError(f"cannot use database {redact(url)}: {exc}") from None
 
@@ -167,31 +154,13 @@ class PostgresTables:
 
     def create_game(self, game: StoredGame, thinker: str | None) -> None:
         with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO server_game (id, mode, tileset, seed, undo, practice, first, created, updated,"
-                " seed_chosen, rated, daily, thinker, think_until)"
-                f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {EPOCH} + %s)",
-                (*game_rows(game), thinker, self.lease),
-            )
-            with conn.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO server_seat (game_id, seat, kind, name, player, token_hash, invite_hash,"
-                    " player_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                    seat_rows(game),
-                )
-            if game.clock is not None:
-                conn.execute(CLOCK_CREATED, (game.clock, game.clock_state, game.deadline, game.id))
+            GamesTables.create(Sql(conn, POSTGRESQL), game, thinker, self.lease)
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One stored game (one snapshot of its rows); None if there is none."""
         with self.transaction() as conn:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            row = conn.execute(GAME_QUERY, (game_id,)).fetchone()
-            if row is None:
-                return None
-            seats = conn.execute(SEATS_QUERY, (game_id,)).fetchall()
-            decisions = conn.execute(DECISIONS_QUERY, (game_id,)).fetchall()
-        return stored_game(row, seats, decisions)
+            return GamesTables.load(Sql(conn, POSTGRESQL), game_id)
 
     def commit_changes(self, changes: list[Change]) -> list[bool]:
         """Write changes of games in one transaction, each only if its game is still at the
@@ -238,25 +207,16 @@ class PostgresTables:
             conn.execute(  # the game's row lock: a seat is claimed once
                 "UPDATE server_game SET version = version + 1 WHERE id = %s", (change.game,)
             )
-            taken = conn.execute(
-                "UPDATE server_seat SET name = %s, token_hash = %s, invite_hash = NULL, player_id = %s"
-                " WHERE game_id = %s AND seat = %s AND invite_hash IS NOT NULL",
-                (name, token_hash, player_id, change.game, change.seat),
-            ).rowcount
-            if taken != 1:
-                raise Refused("this seat was taken meanwhile (ask for a new link)")
-            if change.clock is not None:  # the last seat taken: the clock starts
-                conn.execute(CLOCK_STARTED, (change.clock, change.deadline, change.game))
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, change.payload()))
+            GamesTables.claim_seat(Sql(conn, POSTGRESQL), change, name, token_hash, player_id)
 
     def people(self, work: Callable[..., T], *args: Any) -> T:
         """``work(sql, *args)`` in one transaction (players and ratings: storage/people.py)."""
         with self.transaction() as conn:
-            return work(Sql(conn), *args)
+            return work(Sql(conn, POSTGRESQL), *args)
 
     def deadlines(self) -> list[tuple[str, float, int]]:
         with self.transaction() as conn:
-            return [(g, float(d), int(v)) for g, d, v in conn.execute(DEADLINES_QUERY).fetchall()]
+            return GamesTables.deadlines(Sql(conn, POSTGRESQL))
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
         with self.transaction() as conn:
@@ -404,8 +364,10 @@ class Committer:
                         done.set_result(written)
 
 
-class PostgresStorage(PeopleCalls, DailyCalls, PostgresLobbyCalls):
+class PostgresStorage(Storage):
     """Servers sharing one PostgreSQL database: changes stored first, by compare-and-set."""
+
+    dialect = POSTGRESQL
 
     def __init__(self, url: str, *, lease: float = 15.0) -> None:
         self.url = url
@@ -416,7 +378,6 @@ class PostgresStorage(PeopleCalls, DailyCalls, PostgresLobbyCalls):
         self.tables: PostgresTables | None = None
         self.committer = Committer(self._commit_changes)
         self._beat: asyncio.Task[None] | None = None
-        self.lobby = PostgresLobby(EPOCH)
 
     async def run(self, call: Callable[..., T], *args: Any) -> T:
         """``call(*args)`` in the database's thread."""
@@ -502,28 +463,6 @@ class PostgresStorage(PeopleCalls, DailyCalls, PostgresLobbyCalls):
 
     async def hit(self, key: str, per_minute: int) -> float | None:
         return await self.run(self._tables.hit, key, per_minute)
-
-
-def migrate(conn: Any, component: str, steps: tuple[str, ...]) -> int:
-    """Apply the steps of ``component`` that the database lacks, inside the caller's transaction
-    (PostgreSQL changes tables in transactions: all steps or none)."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_version"
-        " (component TEXT PRIMARY KEY, version INTEGER NOT NULL CHECK (version >= 0))"
-    )
-    row = conn.execute("SELECT version FROM schema_version WHERE component = %s", (component,)).fetchone()
-    version = 0 if row is None else int(row[0])
-    if version > len(steps):
-        raise DatabaseError(f"the database's {component} tables are from a newer dorf (version {version})")
-    for step in steps[version:]:
-        for statement in statements(step):
-            conn.execute(statement)
-    conn.execute(
-        "INSERT INTO schema_version (component, version) VALUES (%s, %s)"
-        " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-        (component, len(steps)),
-    )
-    return len(steps)
 
 
 def one_line(exc: BaseException) -> str:

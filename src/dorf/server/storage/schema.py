@@ -1,20 +1,11 @@
-"""The server's tables, the same on SQLite and PostgreSQL: their migration steps, how a game is
-read, and the rows of a new game.
-
-A game is stored as what determines it: mode, tile set, seed (and whether its
-creator chose it), who starts, whether it is a practice game, its seats, and
-its decisions in order.  The server reads a game when someone asks for it and
-replays it (the engine replays exactly), so a restart resumes each game where
-it stood.  Seat tokens and invitation codes are stored as SHA-256 hashes only.
+"""The server's tables, the same on SQLite and PostgreSQL: their migration steps, in order, applied
+by the one :func:`dorf.db.migrate` on both databases.  A shipped step never changes (its text is
+pinned by ``tests/server/test_migrations_pinned.py``): a change of the tables is a new step at
+the end.  How a game is read and written is :mod:`.games`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from dorf.server.storage.base import DamagedGame, StoredGame, StoredSeat
 from dorf.server.storage.daily import LESSONS_STEP
 from dorf.server.storage.daily import SCHEMA_STEP as DAILY_STEP
 from dorf.server.storage.lobby import ADDRESS_STEP as LOBBY_ADDRESS_STEP
@@ -122,93 +113,3 @@ SCHEMA: tuple[str, ...] = (
     # (the keys computed again), a name given up held a while (issue 60).
     NAMES_STEP,
 )
-
-#: A new game's clock; the clock started when the last seat is taken.
-CLOCK_CREATED = "UPDATE server_game SET clock = %s, clock_state = %s, deadline = %s WHERE id = %s"
-CLOCK_STARTED = "UPDATE server_game SET clock_state = %s, deadline = %s WHERE id = %s AND finished = 0"
-#: The unfinished games whose clocks run: ``(id, deadline, version)``.
-DEADLINES_QUERY = "SELECT id, deadline, version FROM server_game WHERE finished = 0 AND deadline IS NOT NULL"
-
-
-#: How a stored game is read (``%s`` for its id), the same on SQLite and PostgreSQL.
-GAME_QUERY = (
-    "SELECT id, mode, tileset, seed, practice, created, finished, first, seed_chosen, version, rated,"
-    " clock, clock_state, deadline, end_reason, end_winner, daily"
-    " FROM server_game WHERE id = %s"
-)
-SEATS_QUERY = (
-    "SELECT seat, kind, name, player, token_hash, invite_hash, player_id FROM server_seat"
-    " WHERE game_id = %s ORDER BY seat"
-)
-DECISIONS_QUERY = "SELECT number, decision, key FROM server_decision WHERE game_id = %s ORDER BY number"
-
-
-def game_rows(game: StoredGame) -> tuple[Any, ...]:
-    """The values of a new game's row: id, mode, tileset, seed, undo, practice, first, created,
-    updated, seed_chosen, rated, daily."""
-    return (
-        game.id,
-        game.mode,
-        game.tileset,
-        game.seed,
-        int(game.practice),
-        int(game.practice),
-        game.first,
-        game.created,
-        game.created,
-        int(game.seed_chosen),
-        int(game.rated),
-        game.daily,
-    )
-
-
-def seat_rows(game: StoredGame) -> list[tuple[Any, ...]]:
-    """The rows of a new game's seats."""
-    return [
-        (game.id, s.index, s.kind, s.name, s.player, s.token_hash, s.invite_hash, s.player_id)
-        for s in game.seats
-    ]
-
-
-def stored_game(
-    row: Sequence[Any], seats: Iterable[Sequence[Any]], decisions: Iterable[Sequence[Any]]
-) -> StoredGame:
-    """A game from its rows (of :data:`GAME_QUERY`, :data:`SEATS_QUERY` and
-    :data:`DECISIONS_QUERY`); raises :class:`DamagedGame` if they do not make one."""
-    gid, mode, tileset, seed, practice, created, finished, first, chosen, version, rated = row[:11]
-    clock, clock_state, deadline, end, winner = row[11:16]  # the clock's columns
-    game = StoredGame(
-        gid,
-        mode,
-        tileset,
-        seed,
-        bool(practice),
-        created,
-        bool(finished),
-        [],
-        [],
-        first,
-        bool(chosen),
-        version,
-        rated=bool(rated),
-    )
-    for seat, kind, name, player, token_hash, invite_hash, player_id in seats:
-        game.seats.append(StoredSeat(seat, kind, name, player, token_hash, invite_hash, player_id))
-    if [s.index for s in game.seats] != list(range(len(game.seats))) or not game.seats:
-        raise DamagedGame("its seats are missing or out of order")
-    for expected, (number, text, key) in enumerate(decisions, 1):
-        if number != expected:
-            raise DamagedGame(f"decision {expected} is missing")
-        try:
-            decision = json.loads(text)
-        except (TypeError, ValueError, RecursionError):
-            raise DamagedGame(f"decision {number} is not JSON") from None
-        if not isinstance(decision, dict):
-            raise DamagedGame(f"decision {number} is not a JSON object")
-        game.decisions.append(decision)
-        game.keys.append(key)
-    game.version = max(game.version, len(game.decisions))
-    game.clock, game.clock_state, game.deadline = clock, clock_state, deadline
-    game.end, game.winner = end, winner
-    game.daily = row[16]
-    return game

@@ -20,7 +20,6 @@ server always thinks for its own computer seats.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import secrets
 import sqlite3
 import time
@@ -32,7 +31,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dorf.db import connect, migrate, transaction
-from dorf.server.lobby.pairing import Seek
 from dorf.server.storage.base import (
     END,
     MOVE,
@@ -42,25 +40,17 @@ from dorf.server.storage.base import (
     DamagedGame,
     Decide,
     Refused,
+    Storage,
     Stored,
     StoredGame,
     Unavailable,
     decision_text,
     now,
 )
-from dorf.server.storage.daily import DailyCalls
-from dorf.server.storage.lobby import Choose, OpenGame, Pool, PoolCount, SqliteLobby, player_games
-from dorf.server.storage.people import PeopleCalls, Sql
-from dorf.server.storage.schema import (
-    DEADLINES_QUERY,
-    DECISIONS_QUERY,
-    GAME_QUERY,
-    SCHEMA,
-    SEATS_QUERY,
-    game_rows,
-    seat_rows,
-    stored_game,
-)
+from dorf.server.storage.games import GamesTables
+from dorf.server.storage.lobby import LobbyTables
+from dorf.server.storage.schema import SCHEMA
+from dorf.server.storage.sql import SQLITE, Sql
 from dorf.server.storage.writer import Writer
 
 T = TypeVar("T")
@@ -68,8 +58,6 @@ T = TypeVar("T")
 WINDOW = 60.0
 #: Keys (addresses) a creation limit remembers at most; the oldest are forgotten first.
 MAX_ADDRESSES = 10_000
-#: How SQLite's placeholders differ from PostgreSQL's in the shared queries.
-_GAME, _SEATS, _DECISIONS = (query.replace("%s", "?") for query in (GAME_QUERY, SEATS_QUERY, DECISIONS_QUERY))
 
 
 def _errors(call: Callable[..., T]) -> Callable[..., T]:
@@ -132,23 +120,7 @@ class SqliteTables:
 
     def create_game(self, game: StoredGame) -> None:
         with transaction(self.conn):
-            self.conn.execute(
-                "INSERT INTO server_game"
-                " (id, mode, tileset, seed, undo, practice, first, created, updated, seed_chosen, rated,"
-                " daily) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                game_rows(game),
-            )
-            self.conn.executemany(
-                "INSERT INTO server_seat"
-                " (game_id, seat, kind, name, player, token_hash, invite_hash, player_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                seat_rows(game),
-            )
-            if game.clock is not None:
-                self.conn.execute(
-                    "UPDATE server_game SET clock = ?, clock_state = ?, deadline = ? WHERE id = ?",
-                    (game.clock, game.clock_state, game.deadline, game.id),
-                )
+            GamesTables.create(Sql(self.conn, SQLITE), game, None, 0.0)
 
     def write_changes(self, changes: Sequence[Change]) -> None:
         """Write changes of games in order, all in one transaction (all or nothing); a change to a
@@ -191,16 +163,10 @@ class SqliteTables:
                     self._unfinished(game_id)  # raises why
                     raise sqlite3.IntegrityError(f"game {game_id} could not be changed")
 
-    def claim_seat(self, game_id: str, seat: int, name: str, token_hash: str, player_id: str | None) -> None:
+    def claim_seat(self, change: Change, name: str, token_hash: str, player_id: str | None) -> None:
         """An invited player takes a seat: the invitation is used up, the token set (once)."""
         with transaction(self.conn):
-            taken = self.conn.execute(
-                "UPDATE server_seat SET name = ?, token_hash = ?, invite_hash = NULL, player_id = ?"
-                " WHERE game_id = ? AND seat = ? AND invite_hash IS NOT NULL",
-                (name, token_hash, player_id, game_id, seat),
-            ).rowcount
-            if taken != 1:
-                raise sqlite3.IntegrityError("this seat was taken meanwhile (ask for a new link)")
+            GamesTables.claim_seat(Sql(self.conn, SQLITE), change, name, token_hash, player_id)
 
     def set_clock(self, game_id: str, change: Change) -> None:
         """Store a game's clock and deadline as of ``change``, and an end other than by its last
@@ -212,12 +178,8 @@ class SqliteTables:
             (change.clock, change.deadline, change.end, change.winner, game_id),
         )
 
-    def clock_started(self, change: Change) -> None:
-        with transaction(self.conn):
-            self.set_clock(change.game, change)
-
     def deadlines(self) -> list[tuple[str, float, int]]:
-        return [(gid, float(d), int(v)) for gid, d, v in self.conn.execute(DEADLINES_QUERY)]
+        return GamesTables.deadlines(Sql(self.conn, SQLITE))
 
     def _unfinished(self, game_id: str) -> None:
         row = self.conn.execute("SELECT finished FROM server_game WHERE id = ?", (game_id,)).fetchone()
@@ -229,7 +191,7 @@ class SqliteTables:
     def people(self, work: Callable[..., T], *args: Any) -> T:
         """``work(sql, *args)`` in one transaction (players and ratings: storage/people.py)."""
         with transaction(self.conn):
-            return work(Sql(self.conn, "?", ""), *args)
+            return work(Sql(self.conn, SQLITE), *args)
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One stored game with its seats and decisions; None if there is none.  Raises
@@ -237,23 +199,19 @@ class SqliteTables:
         cannot be read now (locked, gone)."""
         try:
             # Only this server's database thread writes the server's tables: no snapshot needed.
-            row = self.conn.execute(_GAME, (game_id,)).fetchone()
-            if row is None:
-                return None
-            seats = self.conn.execute(_SEATS, (game_id,)).fetchall()
-            decisions = self.conn.execute(_DECISIONS, (game_id,)).fetchall()
+            return GamesTables.load(Sql(self.conn, SQLITE), game_id)
         except sqlite3.OperationalError:
             raise
         except sqlite3.DatabaseError as exc:
             raise DamagedGame(f"its rows in the database file are damaged ({exc})") from None
-        return stored_game(row, seats, decisions)
 
 
-class SqliteStorage(PeopleCalls, DailyCalls):
+class SqliteStorage(Storage):
     """A server alone on a SQLite file: changes written behind, clients and limits counted here."""
 
     #: Nobody else thinks for this server's games: its lease never runs out.
     lease = float("inf")
+    dialect = SQLITE
 
     def __init__(self, path: str | Path | None, grace: float = 20.0) -> None:
         self.path = path
@@ -263,7 +221,6 @@ class SqliteStorage(PeopleCalls, DailyCalls):
         self.writer = Writer(self._write, grace)
         self._clients: dict[tuple[str, int], Client] = {}
         self._limits: dict[int, CreationLimit] = {}
-        self.lobby = SqliteLobby()
 
     async def run(self, call: Callable[..., T], *args: Any) -> T:
         """``call(*args)`` in the database's thread (SQLite's errors as the storage's own)."""
@@ -272,6 +229,7 @@ class SqliteStorage(PeopleCalls, DailyCalls):
 
     async def start(self) -> None:
         self.tables = await self.run(SqliteTables, self.path)
+        await self.people(LobbyTables.alone, self.instance)
         self.writer.start()
 
     async def close(self) -> None:
@@ -311,9 +269,7 @@ class SqliteStorage(PeopleCalls, DailyCalls):
     async def claim_seat(
         self, change: Change, name: str, token_hash: str, player_id: str | None = None
     ) -> None:
-        await self.run(self._tables.claim_seat, change.game, change.seat, name, token_hash, player_id)
-        if change.clock is not None:  # the last seat taken: the clock starts
-            await self.run(self._tables.clock_started, change)
+        await self.run(self._tables.claim_seat, change, name, token_hash, player_id)
 
     async def claim_thinking(self, game_id: str, version: int) -> bool:
         return True
@@ -346,41 +302,3 @@ class SqliteStorage(PeopleCalls, DailyCalls):
         if limit is None:
             limit = self._limits[per_minute] = CreationLimit(per_minute)
         return limit.wait(key, time.monotonic())
-
-    # --- the lobby: one server alone, its seeks in memory (storage/lobby.py) -------------------
-
-    async def lobby_seek(self, seek: Seek, limit: int) -> Seek | None:
-        stamped = dataclasses.replace(seek, since=time.time())
-        added = await self.run(lambda: self.lobby.add_seek(self._tables.conn, stamped, limit))
-        return stamped if added else None
-
-    async def lobby_unseek(self, seek_id: str) -> None:
-        await self.run(self.lobby.drop_seek, seek_id)  # the seeks are the database thread's
-
-    async def lobby_count(self, player: str) -> int:
-        return await self.run(lambda: self.lobby.count(self._tables.conn, player))
-
-    async def lobby_pair(self, pool: Pool, choose: Choose) -> list[tuple[Seek, Seek]]:
-        return await self.run(lambda: self.lobby.pair(pool, choose, time.time()))
-
-    async def lobby_sweep(self) -> None:
-        """Nothing: a seek here ends with its socket, on this server."""
-
-    async def lobby_pools(self, limit: int) -> list[PoolCount]:
-        return await self.run(self.lobby.pools, limit)  # the seeks are the database thread's
-
-    async def lobby_open(self, entry: OpenGame, limit: int, per_address: int = 0) -> str | None:
-        stamped = dataclasses.replace(entry, since=time.time())
-        return await self.run(lambda: self.lobby.add_open(self._tables.conn, stamped, limit, per_address))
-
-    async def lobby_seats(self, game_id: str, free: int) -> bool:
-        return await self.run(lambda: self.lobby.set_free(self._tables.conn, game_id, free))
-
-    async def lobby_games(self) -> list[OpenGame]:
-        return await self.run(lambda: self.lobby.open_games(self._tables.conn))
-
-    async def lobby_tell(self, payload: str) -> None:
-        """Nothing: there is no other server to tell."""
-
-    async def player_games(self, player: str, limit: int) -> list[str]:
-        return await self.run(lambda: player_games(self._tables.conn, player, limit, sqlite=True))

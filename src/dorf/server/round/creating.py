@@ -15,24 +15,21 @@ paid for it).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from dorf.server.protocol.messages import ProtocolError, RateLimited
-from dorf.server.storage.base import StorageError
-
-if TYPE_CHECKING:
-    from dorf.server.hub import Hub
+from dorf.server.storage.base import Storage, StorageError
 
 #: What the requests are counted as (the address's key is ``new games:ADDRESS``, the player's
 #: ``new games:player:ID``: an address never begins with ``player:``).
 WHAT = "new games"
 
 
-async def count_new_game(hub: Hub, address: str, player_id: str | None = None) -> None:
-    """Count one new game from ``address`` (and ``player_id``, if a player asks); :class:`RateLimited`
-    if either made ``--create-limit`` games in the last minute (``storage`` 503 if the database
-    cannot count now)."""
-    per_minute = hub.config.create_limit
+async def count_new_game(
+    storage: Storage, per_minute: int, address: str, player_id: str | None = None
+) -> None:
+    """Count one new game from ``address`` (and ``player_id``, if a player asks) in ``storage``;
+    :class:`RateLimited` if either made ``per_minute`` (``--create-limit``) games in the last
+    minute (``storage`` 503 if the database cannot count now; none counted if it is 0)."""
     if per_minute <= 0:
         return
     keys = [(f"{WHAT}:{address}", "from one address")]
@@ -40,7 +37,7 @@ async def count_new_game(hub: Hub, address: str, player_id: str | None = None) -
         keys.append((f"{WHAT}:player:{player_id}", "from one player"))
     for key, who in keys:
         try:
-            wait = await hub.storage.hit(key, per_minute)
+            wait = await storage.hit(key, per_minute)
         except StorageError as exc:
             raise ProtocolError("storage", f"the database cannot count requests now ({exc})", 503) from None
         if wait is not None:

@@ -16,7 +16,7 @@ Three measures (``--measure``):
 ``dorf bench --measure vector [--mode M] [--envs 1,64,256,1024] [--steps S] [--workers W]`` times
 the batched reinforcement-learning environments (of the Board Game, or with ``--mode`` the
 two-seat self-play batch) beside the single one; it lives in :mod:`dorf.rl.bench`
-(this module, a tool of ``dorf.lab``, does not import ``dorf.rl``), and ``dorf.cli`` calls it.
+(this module, one of :mod:`dorf.commands`, does not import ``dorf.rl``), and ``dorf.cli`` calls it.
 
 ``--compare`` runs the measure on the pure and the compiled backend in turn, in the same
 process, and prints both figures and their ratio.  The line says which backend ran

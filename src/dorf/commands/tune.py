@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from dorf.arguments import integer, positive
+from dorf.commands.simulate import MODES, SimulateError, check_writable, import_ray, player_seed
 from dorf.games.modes import MODES as GAMES
 from dorf.games.state import GameState, Revealed
-from dorf.lab.simulate import MODES, SimulateError, check_writable, import_ray, player_seed
 from dorf.players.evaluation import (
     FLAG_FEATURES,
     TASK_FEATURES,
