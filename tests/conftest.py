@@ -35,36 +35,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         in_browser = item.path.parent.name == "e2e" and item.path.parent.parent.name == "tests"
         if on_postgres or in_browser:
             item.add_marker(pytest.mark.slow)
-    items.sort(key=_longest_first)
-
-
-#: The files of the longest tests of the whole run, the longest first (a whole run on two cores).
-#: Under ``--dist worksteal`` each worker starts on a contiguous share of the run and an idle one
-#: takes the second half of what another has not started: begun first, the long tests are shared
-#: out while the short ones fill the gaps, instead of one of them being the run's last minute.
-LONGEST_FIRST = (
-    "tests/rl/test_ppo.py",
-    "tests/e2e/test_daily_page.py",
-    "tests/server/test_server_process.py",
-    "tests/e2e/test_browser.py",
-    "tests/e2e/test_screens.py",
-    "tests/engine/test_property.py",
-    "tests/e2e/test_a11y.py",
-    "tests/e2e/test_plain_words.py",
-    "tests/e2e/test_players_page.py",
-    "tests/e2e/test_sideways_and_board.py",
-    "tests/e2e/test_german.py",
-    "tests/engine/test_backends.py",
-    "tests/rl/test_learn.py",
-)
-
-
-def _longest_first(item: pytest.Item) -> tuple[int, int]:
-    """The files of :data:`LONGEST_FIRST` in its order, then the rest; in each part the slow
-    tests before the others (a stable sort: otherwise in the order collected)."""
-    where = item.nodeid.split("::")[0]
-    rank = LONGEST_FIRST.index(where) if where in LONGEST_FIRST else len(LONGEST_FIRST)
-    return rank, 0 if item.get_closest_marker("slow") else 1
 
 
 @pytest.fixture(autouse=True)
