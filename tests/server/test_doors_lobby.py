@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from test_lobby import Lobby
+from test_server_helpers import ADDRESS, addressed
 
 from dorf.server.config import ServerConfig
 from dorf.server.hub import create_app
@@ -24,25 +25,15 @@ EXPIRE_REAL_TIME = 30 * 60.0
 EXPIRE_SLOW = 24 * 3600.0
 PER_ADDRESS = 8  # dorf serve --open-games-per-address, by default
 #: The header that tells :func:`served_from` which address a request comes from.
-ADDRESS = "x-test-address"
 
 
 @contextmanager
 def served_from(db: Any, **config: Any) -> Iterator[tuple[TestClient, Any]]:
     """A test client and the app's hub; a request with ``x-test-address: A`` comes from A."""
-    settings = {"ai_workers": 0, "ai_delay": 0.0, "daily_expert": "greedy", **config}
-    if "player_limit" in ServerConfig.__dataclass_fields__:  # many new players from one address here
-        settings.setdefault("player_limit", 0)
+    # many new players from one address here
+    settings = {"ai_workers": 0, "ai_delay": 0.0, "daily_expert": "greedy", "player_limit": 0, **config}
     app = create_app(ServerConfig(db=db, **settings))
-
-    async def addressed(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] in ("http", "websocket"):
-            for key, value in scope["headers"]:
-                if key == ADDRESS.encode():
-                    scope = {**scope, "client": (value.decode(), 50000)}
-        await app(scope, receive, send)
-
-    with TestClient(addressed) as client:
+    with TestClient(addressed(app)) as client:
         yield client, app.state.hub
 
 

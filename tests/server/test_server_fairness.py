@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from test_server_helpers import Json, Socket, create, legal_move, play_out, served, socket
+from test_server_helpers import ADDRESS, Json, Socket, addressed, create, legal_move, play_out, served, socket
 
 from dorf import db as database
 from dorf.campaign import CampaignError
@@ -26,7 +26,6 @@ from dorf.server.config import ServerConfig
 from dorf.server.hub import create_app
 
 #: The header that tells :func:`served_from` which address a request comes from.
-ADDRESS = "x-test-address"
 
 pytestmark = pytest.mark.usefixtures("quick_coach")  # checks who gets a hint, not the advice
 
@@ -36,15 +35,7 @@ def served_from(db: Path, **config: Any) -> Iterator[TestClient]:
     """As ``served``, but a request with the header ``x-test-address: A`` comes from address A
     (the test client's requests all come from one address, ``testclient``)."""
     app = create_app(ServerConfig(db=db, **{"ai_workers": 0, "ai_delay": 0.0, **config}))
-
-    async def addressed(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] in ("http", "websocket"):
-            for key, value in scope["headers"]:
-                if key == ADDRESS.encode():
-                    scope = {**scope, "client": (value.decode(), 50000)}
-        await app(scope, receive, send)
-
-    with TestClient(addressed) as client:
+    with TestClient(addressed(app)) as client:
         yield client
 
 

@@ -27,6 +27,24 @@ def served(db: Path | str, **config: Any) -> Iterator[TestClient]:
         yield client
 
 
+#: A request with this header comes from the address it names (the test client's requests all
+#: come from one address, ``testclient``).
+ADDRESS = "x-test-address"
+
+
+def addressed(app: Any) -> Any:
+    """``app`` behind a shim that takes each request's address from its :data:`ADDRESS` header."""
+
+    async def shim(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            for key, value in scope["headers"]:
+                if key == ADDRESS.encode():
+                    scope = {**scope, "client": (value.decode(), 50000)}
+        await app(scope, receive, send)
+
+    return shim
+
+
 def create(
     client: TestClient, mode: str = "coop", seats: list[Json] | None = None, seed: int | None = 7, **more: Any
 ) -> Json:
