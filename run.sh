@@ -35,6 +35,11 @@ install() {
       -o -name setup.py -o -name '*.c' \) -newer "$STAMP" -print -quit)" ]; then
     return 0
   fi
+  # Before issue 64 the distribution was called dorf (another project's name on the package
+  # index): an install of that name here would keep its own bin/dorf and package path.
+  if .venv/bin/python -m pip show --quiet dorf >/dev/null 2>&1; then
+    .venv/bin/python -m pip uninstall --yes --quiet dorf
+  fi
   "${PIP[@]}" -e ".${want:+[$want]}"
   printf '%s\n' ${had//,/ } ${want//,/ } | sort -u | paste -sd, - >"$STAMP"
 }

@@ -37,6 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "formats": {"rules", "games"},
     "players": {"rules", "games", "formats"},
     "db": set(),
+    "version": set(),
     "arguments": set(),
     "data": set(),
     "web": set(),
@@ -47,12 +48,12 @@ ALLOWED: dict[str, set[str]] = {
     "commands": {*ENGINE, "arguments", "bots"},
     # the developer's benchmarks and research tools (python -m dorf.lab.NAME)
     "lab": {*ENGINE, "server", "testing"},
-    "server": {*ENGINE, "campaign", "db", "arguments"},
+    "server": {*ENGINE, "campaign", "db", "arguments", "version"},
     # players in programs of their own: shown what the page shows (server's GameSession.document)
     "bots": {*ENGINE, "arguments", "server"},
     # what the tests and the developer's tools share (servers on loopback, PostgreSQL, Chromium)
     "testing": {"server"},
-    "dorf": {*ENGINE},
+    "dorf": {*ENGINE, "version"},
 }
 ALLOWED["cli"] = set(ALLOWED) - {"cli", "dorf", "testing"}
 
@@ -120,8 +121,9 @@ def test_every_part_of_the_package_has_a_place_in_the_layers() -> None:
 #: the layers and their satellites, the developer's tools grouped in ``lab``.  Two more than the 14
 #: before issue 30: ``bots`` (players in programs of their own are product code, out of ``lab``) and
 #: ``testing`` (what the tests and the tools share, kept out of the product's parts); one more in
-#: issue 62: ``commands`` (``dorf simulate``, ``dorf tune``, ``dorf bench``, out of ``lab`` too).
-TOP_LEVEL = 17
+#: issue 62: ``commands`` (``dorf simulate``, ``dorf tune``, ``dorf bench``, out of ``lab`` too);
+#: one more in issue 64: ``version.py`` (the version the front door, the build and the server read).
+TOP_LEVEL = 18
 
 
 def test_the_top_level_reads_as_the_layers_and_their_satellites() -> None:
@@ -254,7 +256,7 @@ def test_the_check_catches_a_product_module_importing_a_tool(
 # it (``seat_push``, ``TurnType``).
 
 #: Parts whose names are ordinary words in a C comment ("its arguments", "the data").
-COMMON_WORDS = {"arguments", "data", "dorf"}
+COMMON_WORDS = {"arguments", "data", "dorf", "version"}
 #: What the games layer keeps besides its classes: seats, their turns and players, the tile
 #: revealed, the tile set aside.  The rules core names none of it.
 GAMES_WORDS = {
@@ -452,7 +454,7 @@ ROOTS = ("env", "hub")
 SERVER_LEVELS: tuple[frozenset[str], ...] = tuple(
     frozenset(level)
     for level in (
-        {"cli"},
+        {"cli", "admin", "upkeep"},
         set(ROOTS),
         {"edge"},
         {"lobby", "daily", "campaigns"},
@@ -461,7 +463,7 @@ SERVER_LEVELS: tuple[frozenset[str], ...] = tuple(
         {"round"},
         {"protocol"},
         {"storage"},
-        {"config"},
+        {"config", "settings"},
     )
 )
 SERVER = "dorf.server"

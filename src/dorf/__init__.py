@@ -32,8 +32,7 @@ from dorf.rules.hexgrid import Hex
 from dorf.rules.scoring import score_coop, score_duel, score_head_to_head
 from dorf.rules.tasks import TaskSpec, TaskStatus
 from dorf.rules.tiles import Tile, TileSet, load_tileset
-
-__version__ = "0.2.0"
+from dorf.version import VERSION as __version__
 
 __all__ = [
     "BoardError",

@@ -18,15 +18,19 @@ from dorf.bots.player import terminal_players
 from dorf.bots.protocol import DEFAULT_SECONDS, bot_seconds
 from dorf.bots.seat import BotCommands
 from dorf.campaign import cli as campaign_cli
+from dorf.commands.learn import add_learn_parser
 from dorf.commands.simulate import add_simulate_parser, simulate_main
 from dorf.commands.tune import add_tune_parser, tune_main
 from dorf.formats.notation import BoardError, load_board
 from dorf.formats.record import FORMAT as RECORD_FORMAT
 from dorf.formats.record import RecordError, load_record
 from dorf.players.coach import DEFAULT_PLAYER, AnalyseError, analyse_record, coach_player, report_lines
-from dorf.rl.cli import add_learn_parser, learn_main
 from dorf.rules.scoring import SCORERS
-from dorf.server.cli import add_serve_parser, serve_main
+from dorf.server.admin import add_admin_parser, admin_main
+from dorf.server.cli import add_serve_parser, serve_command
+from dorf.server.upkeep import COMMANDS as UPKEEP
+from dorf.server.upkeep import add_upkeep_parsers, upkeep_main
+from dorf.version import VERSION
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,6 +47,7 @@ def _counts(text: str) -> tuple[int, ...]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dorf", description="The Dorfromantik board games.")
+    parser.add_argument("--version", action="version", version=f"dorf {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game in the terminal: cooperative, Duel or Head to Head")
@@ -131,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_parser(sub)
     add_analyse_parser(sub)
     add_serve_parser(sub)
+    add_admin_parser(sub)
+    add_upkeep_parsers(sub)
     add_tune_parser(sub)
     add_learn_parser(sub)
     add_bot_parser(sub)
@@ -250,12 +257,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "analyse":
             return analyse_main(args)
         if args.command == "serve":
-            return serve_main(args, BotCommands(args.bot_seconds) if args.allow_bot_commands else None)
+            words = list(sys.argv[1:] if argv is None else argv)
+            return serve_command(args, words[words.index("serve") + 1 :], BotCommands)
         if args.command == "bot":
             return bot_main(args)
+        if args.command == "admin":
+            return admin_main(args)
+        if args.command in UPKEEP:
+            return upkeep_main(args)
         if args.command == "tune":
             return tune_main(args)
         if args.command == "learn":
+            from dorf.rl.cli import learn_main
+
             return learn_main(args)
         if args.command == "bench" and args.measure == "vector":
             from dorf.rl.bench import vector_line

@@ -1,8 +1,8 @@
 """The one SQLite database that dorf keeps: where it lives and how to open it.
 
 Every part of dorf that stores something (the campaigns now, the server later)
-shares one file.  Its path is :func:`default_path`: ``$DORF_DB`` if set, else
-``$XDG_DATA_HOME/dorf/dorf.sqlite3``, else ``~/.local/share/dorf/dorf.sqlite3``.
+shares one file.  Its path is :func:`default_path`: ``$DORF_DB`` if set (and not a PostgreSQL
+URL), else ``$XDG_DATA_HOME/dorf/dorf.sqlite3``, else ``~/.local/share/dorf/dorf.sqlite3``.
 
 :func:`connect` opens it with foreign keys on, WAL journaling and a busy
 timeout, in autocommit mode: a change that must happen whole runs inside
@@ -10,6 +10,9 @@ timeout, in autocommit mode: a change that must happen whole runs inside
 :func:`migrate` under its own component name; the table ``schema_version``
 remembers how many steps of each component a file has, so parts upgrade
 independently.  ``PRAGMA user_version`` is the version of this layout itself.
+Each step applied is logged (``dorf.db``, or the logger a part hands in): the
+component, from which version to which, and what the step does (:func:`describe`),
+at ``warning`` when it upgrades tables that were there, ``info`` when it makes new ones.
 
 >>> conn = connect(":memory:")
 >>> migrate(conn, "example", ["CREATE TABLE example_item (id INTEGER PRIMARY KEY)"])
@@ -20,7 +23,9 @@ independently.  ``PRAGMA user_version`` is the version of this layout itself.
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -33,6 +38,8 @@ FILE_NAME = "dorf.sqlite3"
 LAYOUT_VERSION = 1
 #: How long a writer waits for another one (the server and a terminal command may overlap).
 BUSY_TIMEOUT_MS = 5000
+#: Where the migration steps are logged unless a part hands in its own logger.
+LOG = logging.getLogger("dorf.db")
 
 
 class DatabaseError(ValueError):
@@ -40,9 +47,14 @@ class DatabaseError(ValueError):
 
 
 def default_path() -> Path:
-    """Where the shared database lives unless a command is given ``--db``."""
+    """Where the shared database lives unless a command is given ``--db``.
+
+    A PostgreSQL URL in ``$DORF_DB`` (``dorf serve``'s games) is no file: then the file is the one
+    of the data folder (where a server on PostgreSQL keeps its campaigns), never one named
+    ``postgresql:``.
+    """
     explicit = os.environ.get("DORF_DB")
-    if explicit:
+    if explicit and not explicit.startswith(("postgresql://", "postgres://")):
         return Path(explicit).expanduser()
     data_home = os.environ.get("XDG_DATA_HOME")
     base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
@@ -117,6 +129,7 @@ def migrate(
     *,
     mark: str = "?",
     step: Callable[[Any], AbstractContextManager[Any]] = transaction,
+    logger: logging.Logger = LOG,
 ) -> int:
     """Apply the steps of ``component`` that the database lacks, each inside ``step(conn)``: its
     own transaction on a SQLite file (the default), or nothing on PostgreSQL, where the caller's
@@ -126,7 +139,7 @@ def migrate(
     A step is SQL text (several statements allowed, ``;``-separated).  Steps are
     only ever appended: step ``i`` brings the component from version ``i`` to
     ``i + 1`` (a shipped step never changes: ``tests/server/test_migrations_pinned.py``).
-    Returns the component's version.
+    Returns the component's version.  Each step is logged on ``logger`` as it is applied.
     """
     conn.execute(
         "CREATE TABLE IF NOT EXISTS schema_version"
@@ -138,7 +151,18 @@ def migrate(
     version = 0 if row is None else int(row[0])
     if version > len(steps):
         raise DatabaseError(f"the database's {component} tables are from a newer dorf (version {version})")
+    level = logging.WARNING if version else logging.INFO  # an upgrade, or new tables
     for number in range(version, len(steps)):
+        logger.log(
+            level,
+            "database: %s the %s tables from version %d to %d: %s",
+            "upgrading" if version else "creating",
+            component,
+            number,
+            number + 1,
+            describe(steps[number]),
+            extra={"component": component, "from_version": number, "to_version": number + 1},
+        )
         with step(conn):
             for statement in statements(steps[number]):
                 conn.execute(statement)
@@ -148,6 +172,45 @@ def migrate(
                 (component, number + 1),
             )
     return len(steps)
+
+
+#: What a statement of a step does, by how it begins: (pattern, what it does, its object).
+_DOES = (
+    (re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I), "new table", "{0}"),
+    (re.compile(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+(?:COLUMN\s+)?(\w+)", re.I), "new column", "{0}.{1}"),
+    (re.compile(r"ALTER\s+TABLE\s+(\w+)", re.I), "changed table", "{0}"),
+    (re.compile(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I), "new index", "{0}"),
+    (re.compile(r"(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.I), "rows written in", "{0}"),
+    (re.compile(r"DROP\s+(?:TABLE|INDEX)\s+(?:IF\s+EXISTS\s+)?(\w+)", re.I), "dropped", "{0}"),
+)
+
+
+def describe(step: str) -> str:
+    """What a schema step does, in one line: its new tables, columns and indexes, the tables
+    whose rows it writes.
+
+    >>> describe("CREATE TABLE a (x INT); ALTER TABLE a ADD COLUMN y INT; CREATE INDEX a_y ON a (y);"
+    ...          " UPDATE a SET y = x; ALTER TABLE a ADD COLUMN z INT")
+    'new table a; new columns a.y, a.z; new index a_y; rows written in a'
+    """
+    said: dict[str, list[str]] = {}
+    for statement in statements(step):
+        text = re.sub(r"--[^\n]*", "", statement).strip()
+        for pattern, does, what in _DOES:
+            found = pattern.match(text)
+            if found:
+                things = said.setdefault(does, [])
+                thing = what.format(*found.groups())
+                if thing not in things:
+                    things.append(thing)
+                break
+        else:
+            said.setdefault("other", []).append(" ".join(text.split()[:3]))
+    plural = {"new table": "new tables", "new column": "new columns", "new index": "new indexes"}
+    return "; ".join(
+        f"{plural.get(does, does) if len(things) > 1 else does} {', '.join(things)}"
+        for does, things in said.items()
+    )
 
 
 def statements(script: str) -> Iterator[str]:
@@ -168,6 +231,7 @@ __all__ = [
     "DatabaseError",
     "connect",
     "default_path",
+    "describe",
     "migrate",
     "schema_versions",
     "statements",

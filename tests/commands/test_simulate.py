@@ -239,7 +239,7 @@ def test_missing_optional_dependencies_are_one_line_errors(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     code, _, stderr = _run(capsys, "simulate --games 1 --backend ray")
     assert code == 2 and stderr == "dorf simulate: the ray backend needs Ray, which is not installed: " + (
-        "pip install 'dorf[ray]'\n"
+        "pip install 'dorf-games[ray]'\n"
     )
     code, _, stderr = _run(capsys, "simulate --games 1 --plot", str(tmp_path / "p.png"))
     assert code == 2 and "--plot needs matplotlib" in stderr and stderr.count("\n") == 1

@@ -15,12 +15,18 @@ import random
 import re
 import time
 from collections.abc import Callable
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import httpx
 from websockets.sync.client import connect
 
 from dorf.server.protocol.delta import follow
+
+#: One HTTP client for the tests of a process: a new one per request (``httpx.get``) builds a TLS
+#: context each time, about a fifth of a second on this machine even for plain HTTP.  It keeps no
+#: cookie, as a new client would not: each request is a visitor of its own.
+HTTP = httpx.Client(timeout=30.0, cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])))
 
 WIDE = (1400, 900)
 PHONE = (390, 844)
@@ -148,7 +154,7 @@ def place_by_keys(page: Any) -> dict[str, Any]:
 
 def create(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
     """A game made through the API (``POST /api/games``): its id, tokens and invitations."""
-    made = httpx.post(server_url + "/api/games", json=body)
+    made = HTTP.post(server_url + "/api/games", json=body)
     assert made.status_code == 201, made.text
     data: dict[str, Any] = made.json()
     return data
@@ -162,15 +168,20 @@ def finished(server_url: str, game_id: str, limit: float = 60.0) -> None:
     """Wait until the game (its computer seats playing it) is over: the server's websocket wakes
     the wait at each change of the game, as it tells a page that watches it."""
     deadline = time.monotonic() + limit
-    with connect(_socket(server_url, game_id)) as socket:
+    held: dict[str, Any] | None = None
+    with connect(_socket(server_url, game_id), max_size=None) as socket:
         socket.send(json.dumps({"type": "hello", "tokens": []}))
-        while not httpx.get(f"{server_url}/api/games/{game_id}").json()["over"]:
+        while held is None or not held["game"]["over"]:
             left = deadline - time.monotonic()
             assert left > 0, f"game {game_id} did not finish in {limit:g} s"
             try:
-                socket.recv(timeout=left)
+                message = json.loads(socket.recv(timeout=left))
             except TimeoutError:
                 continue
+            try:
+                held = follow(held, message)
+            except ValueError:  # a delta from a version it does not hold
+                socket.send(json.dumps({"type": "sync"}))
 
 
 def tokens_of(page: Any, game_id: str) -> list[str]:

@@ -15,9 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from browsing import PHONE, WIDE, Pages, create
+from browsing import HTTP, PHONE, WIDE, Pages, create
 
 pytestmark = pytest.mark.slow
 
@@ -159,7 +158,7 @@ def test_axe_finds_nothing_serious_on_any_screen(
             audit.check(f"a finished {mode} game, its sheet")
 
     name = f"Accessible {size[0]}"
-    httpx.post(server_url + "/api/campaigns", json={"name": name})
+    page.request.post(server_url + "/api/campaigns", data={"name": name})  # this browser's campaign
     page.goto(server_url + "/campaigns")
     page.locator("#campaign-list li").first.wait_for()
     audit.check("campaigns")
@@ -240,7 +239,7 @@ def test_the_watch_invite_and_another_device_link_fields_have_labels(server_url:
     game_id = page.url.rstrip("/").split("/")[-1]
     watch = page.get_by_role("textbox", name="Watch:")
     assert watch.input_value() == f"{server_url}/game/{game_id}"
-    invite = page.get_by_role("textbox", name="Invite for seat 2:")
+    invite = page.get_by_role("textbox", name="Your opponent's link:")  # the Duel's words (issue 63)
     assert f"/join/{game_id}/" in invite.input_value()
     page.locator("summary", has_text="Play on another device").click()
     device = page.get_by_role("textbox", name="link to play on another device")
@@ -289,7 +288,7 @@ def test_the_game_page_has_exactly_one_h1(server_url: str, pages: Pages, size: t
     for made in games:
         open_game(page, server_url, made)
         page.locator(".legal-cell, #draft-pool .pool-tile").first.wait_for()
-        mode_name = httpx.get(f"{server_url}/api/games/{made['id']}").json()["mode_name"]
+        mode_name = HTTP.get(f"{server_url}/api/games/{made['id']}").json()["mode_name"]
         assert page.locator("h1").count() == 1
         assert page.locator("h1").text_content() == mode_name
     # and every other page has one too

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from browsing import (
     GAIN,
+    HTTP,
     Pages,
     decide_elsewhere,
     place_by_clicking,
@@ -57,7 +58,7 @@ def same_as_a_fresh_page(page: Any, fresh: Any) -> None:
     fresh.close()
 
 
-def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
+def test_a_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
     page = pages.new()
     page.goto(server_url + "/")
     page.locator("#practice").check()  # undo is for practice games
@@ -89,6 +90,12 @@ def test_a_whole_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: 
             page.get_by_role("button", name="↶ Undo").click()
             wait_version_after(page, old)
             assert page.locator(".ground > g").count() == tiles - 1
+        if moves == 5:  # the middle of the game from another device, the end by clicks again
+            game_id = page.url.split("/game/")[1].split("#")[0]
+            game = decide_elsewhere(
+                server_url, game_id, tokens_of(page, game_id), until=lambda game: game["turn"] >= 38
+            )
+            wait_version_after(page, game["version"] - 1)
         assert moves < 200
     pad = page.locator("#score-pad")
     pad.wait_for()
@@ -183,9 +190,8 @@ def test_head_to_head_draft_against_the_computer(server_url: str, pages: Pages) 
 
 
 def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages: Pages) -> None:
-    import httpx
 
-    made = httpx.post(
+    made = HTTP.post(
         server_url + "/api/games",
         json={"mode": "coop", "seed": 4, "seats": [{"kind": "computer", "player": "random"}]},
     ).json()
@@ -259,8 +265,10 @@ def test_each_page_loads_only_the_modules_it_uses(server_url: str, pages: Pages)
         page.goto(server_url + path)
         page.wait_for_load_state("networkidle")
         loaded[path] = {n for n in names if n.endswith(".js")}
-    # i18n.js: the words of the page's language; players.js: the header's player (every page has them).
-    assert loaded["/campaigns"] == {"main.js", "i18n.js", "players.js", "campaigns.js", "util.js"}
+    # i18n.js: the words of the page's language; players.js: the header's player (every page has
+    # them); attention.js: what waits for the player elsewhere, said in the tab (issue 63).
+    shared = {"main.js", "i18n.js", "players.js", "util.js", "attention.js"}
+    assert loaded["/campaigns"] == {*shared, "campaigns.js"}
     assert "game.js" not in loaded["/"] and "board.js" not in loaded["/"] and "lobby.js" in loaded["/"]
     assert "game.js" not in loaded["/replay"] and "replay.js" in loaded["/replay"]
     assert not pages.errors, pages.errors
@@ -283,11 +291,10 @@ def test_the_seed_is_not_offered_with_an_online_seat(server_url: str, pages: Pag
 def test_a_hint_against_the_computer_is_shown_though_the_computer_moved_meanwhile(
     server_url: str, pages: Pages
 ) -> None:
-    import httpx
 
     # A computer that thinks about a second: its hidden placement comes while the coach thinks.
     seats = [{"kind": "here"}, {"kind": "computer", "player": "search:1s"}]
-    made = httpx.post(server_url + "/api/games", json={"mode": "head-to-head", "seats": seats}).json()
+    made = HTTP.post(server_url + "/api/games", json={"mode": "head-to-head", "seats": seats}).json()
     # The draft but its last picks from another device of the seat's, the computer picking between.
     decide_elsewhere(server_url, made["id"], made["tokens"]["0"], until=lambda game: len(game["pool"]) <= 4)
     page = pages.wide()
@@ -316,10 +323,9 @@ def test_a_hint_against_the_computer_is_shown_though_the_computer_moved_meanwhil
 
 @pytest.mark.parametrize("size", [(360, 740), (390, 844)])
 def test_both_scores_stay_visible_on_a_phone(server_url: str, pages: Pages, size: tuple[int, int]) -> None:
-    import httpx
 
     seats = [{"kind": "here", "name": "Annemarie-Louise"}, {"kind": "computer", "player": "random"}]
-    made = httpx.post(server_url + "/api/games", json={"mode": "duel", "seats": seats}).json()
+    made = HTTP.post(server_url + "/api/games", json={"mode": "duel", "seats": seats}).json()
     page = pages.new(*size, touch=True)
     page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
     page.locator(".area-tabs .tab").first.wait_for()
@@ -341,10 +347,9 @@ def test_both_scores_stay_visible_on_a_phone(server_url: str, pages: Pages, size
 def test_on_a_phone_the_hint_keeps_the_score_preview_and_adds_its_reason(
     server_url: str, pages: Pages
 ) -> None:
-    import httpx
 
     body = {"mode": "coop", "seed": 3, "practice": True, "seats": [{"kind": "here"}]}
-    made = httpx.post(server_url + "/api/games", json=body).json()
+    made = HTTP.post(server_url + "/api/games", json=body).json()
     page = pages.new(390, 844, touch=True)
     page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
     page.locator(".legal-cell").first.wait_for()

@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
-from browsing import PHONE, WIDE, Pages, create, decide_elsewhere
+from browsing import HTTP, PHONE, WIDE, Pages, create, decide_elsewhere
 
 from dorf.testing.servers import launch
 
@@ -75,7 +74,7 @@ def test_a_seat_that_lets_its_clock_run_out_loses_on_time(
     end = faces(page)
     assert "flagged" in str(end[1]["cls"]) and end[1]["time"] == "0:00.0"
     assert page.evaluate("document.body.dataset.over") == "1"
-    state = httpx.get(f"{fast_clocks}/api/games/{gid}").json()
+    state = HTTP.get(f"{fast_clocks}/api/games/{gid}").json()
     assert state["end"] == "time" and state["winner"] == 0
     assert not pages.errors
 
@@ -91,7 +90,7 @@ def test_a_seat_resigns_with_its_button(fast_clocks: str, pages: Pages) -> None:
     page.locator("#clock-end").wait_for()
     assert page.locator("#clock-end").text_content() == "Ann resigned: Bob wins"
     assert page.locator("#resign-button").count() == 0
-    assert httpx.get(f"{fast_clocks}/api/games/{gid}").json()["end"] == "resign"
+    assert HTTP.get(f"{fast_clocks}/api/games/{gid}").json()["end"] == "resign"
     assert not pages.errors
 
 
@@ -104,7 +103,7 @@ def test_a_game_whose_first_move_never_comes_is_aborted_unrated(fast_clocks: str
     assert axe_on_clocks(page) == []
     page.locator("#clock-end").wait_for(timeout=20_000)  # 30 s of the clock's time: 3 s here
     assert page.locator("#clock-end").text_content() == "Aborted: a first move never came (not rated)"
-    state = httpx.get(f"{fast_clocks}/api/games/{gid}").json()
+    state = HTTP.get(f"{fast_clocks}/api/games/{gid}").json()
     assert state["end"] == "aborted" and state["winner"] is None and state["over"]
     assert not pages.errors
 

@@ -9,7 +9,6 @@ import json
 import re
 from typing import Any
 
-import httpx
 import pytest
 from browsing import PHONE, WIDE, Pages, create, finished
 
@@ -158,11 +157,13 @@ def test_every_page_speaks_german_to_a_german_browser(server_url: str, pages: Pa
     page.goto(server_url + "/campaigns")
     page.locator("#campaign-create").click()
     page.locator(".toast").wait_for()
-    named = tuple(c["name"] for c in httpx.get(server_url + "/api/campaigns").json()["campaigns"])
+    named = tuple(c["name"] for c in page.request.get(server_url + "/api/campaigns").json()["campaigns"])
     german(page, "the campaigns and a refusal", named)
-    httpx.post(server_url + "/api/campaigns", json={"name": "Familie"})
-    recorded = httpx.post(server_url + "/api/campaigns/Familie/record", json={"game": done["coop"]["id"]})
-    assert recorded.status_code == 200, recorded.text
+    # A campaign is its members': made and filled by this browser (its player).
+    page.request.post(server_url + "/api/campaigns", data={"name": "Familie"})
+    game = {"game": done["coop"]["id"]}
+    recorded = page.request.post(server_url + "/api/campaigns/Familie/record", data=game)
+    assert recorded.status == 200, recorded.text()
     page.goto(server_url + "/campaigns/Familie")
     page.locator("#achievements li").first.wait_for()
     german(page, "a campaign")

@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
-from browsing import PHONE, Pages, inside_viewport, no_sideways_scroll
+from browsing import HTTP, PHONE, Pages, inside_viewport, no_sideways_scroll
 from test_a11y import FAILING, axe_violations
 
 #: The pictures of How to play, by name (howto.js): a tile, rivers and tracks that fit and one
@@ -114,7 +113,7 @@ def test_a_newcomer_starts_a_solo_game_in_one_tap_and_keeps_the_daily_attempt(
     page.locator("#solo-start").click()
     page.wait_for_url(re.compile(r"/game/"))
     game_id = page.url.rsplit("/", 1)[-1]
-    game = httpx.get(f"{server_url}/api/games/{game_id}").json()
+    game = HTTP.get(f"{server_url}/api/games/{game_id}").json()
     assert game["mode"] == "coop" and len(game["seats"]) == 1
     assert not game.get("daily") and not game.get("practice")
     # A first solo game: a tip at the first tile, dismissed once and for all.

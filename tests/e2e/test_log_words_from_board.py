@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
 import pytest
-from browsing import Pages, create, finished
+from browsing import HTTP, Pages, create, finished
 
 pytestmark = pytest.mark.slow  # a real browser
 
@@ -33,22 +32,16 @@ def _computers(mode: str, seed: int) -> dict[str, Any]:
     return {"mode": mode, "seed": seed, "seats": seats}
 
 
-def test_the_draft_and_the_tasks_of_the_log_are_said_from_the_state(server_url: str, pages: Pages) -> None:
+def test_the_draft_of_the_log_is_said_from_the_state(server_url: str, pages: Pages) -> None:
     draft = create(server_url, _computers("head-to-head", 3))
-    duel = create(server_url, _computers("duel", 5))
     finished(server_url, draft["id"])
-    finished(server_url, duel["id"])
-    log = httpx.get(f"{server_url}/api/games/{duel['id']}").json()["log"]
-    done = [line for line in log if line["kind"] in ("completed", "failed")]
-    assert done and all("task" not in line and "at" in line for line in done), done
-    assert all("tile" not in line for line in log if line["kind"] == "place")
-    drafted = httpx.get(f"{server_url}/api/games/{draft['id']}").json()["log"]
+    drafted = HTTP.get(f"{server_url}/api/games/{draft['id']}").json()["log"]
     taken = sum(1 for line in drafted if line["kind"] == "pick")
     assert all(set(line) == {"turn", "seat", "kind", "text"} for line in drafted if line["kind"] == "pick")
-
-    for lang, took, task in (
-        ("en", r"^\d+(Robo|Mia) took an? .+ tile", r"(completed|failed) the [A-Z][a-z]+ \d+ task$"),
-        ("de", r"^\d+(Robo|Mia) nahm ein Plättchen mit ", r"(erfüllte|verfehlte) die Aufgabe [A-Z]\w+ \d+$"),
+    assert all("tile" not in line for line in drafted if line["kind"] == "place")
+    for lang, took in (
+        ("en", r"^\d+(Robo|Mia) took an? .+ tile"),
+        ("de", r"^\d+(Robo|Mia) nahm ein Plättchen mit "),
     ):
         page = _watch(pages, server_url, draft["id"], lang)
         picks = page.locator(".card-log ol.log li.log-pick")
@@ -60,7 +53,20 @@ def test_the_draft_and_the_tasks_of_the_log_are_said_from_the_state(server_url: 
         placed = page.locator(".card-log ol.log li.log-place").last
         placed.locator(".log-tile svg").wait_for(state="attached")
         assert not CODE.search(page.locator(".card-log ol.log").inner_text())
+    assert not pages.errors, pages.errors
 
+
+def test_the_tasks_of_the_log_are_said_from_the_state(server_url: str, pages: Pages) -> None:
+    duel = create(server_url, _computers("duel", 5))
+    finished(server_url, duel["id"])
+    log = HTTP.get(f"{server_url}/api/games/{duel['id']}").json()["log"]
+    done = [line for line in log if line["kind"] in ("completed", "failed")]
+    assert done and all("task" not in line and "at" in line for line in done), done
+    assert all("tile" not in line for line in log if line["kind"] == "place")
+    for lang, task in (
+        ("en", r"(completed|failed) the [A-Z][a-z]+ \d+ task$"),
+        ("de", r"(erfüllte|verfehlte) die Aufgabe [A-Z]\w+ \d+$"),
+    ):
         page = _watch(pages, server_url, duel["id"], lang)
         lines = page.locator(".card-log ol.log li.log-completed, .card-log ol.log li.log-failed")
         assert lines.count() == len(done)

@@ -7,9 +7,8 @@ import json
 import re
 from pathlib import Path
 
-import httpx
 import pytest
-from browsing import PHONE, Pages, create, inside_viewport, no_sideways_scroll
+from browsing import HTTP, PHONE, Pages, create, inside_viewport, no_sideways_scroll
 
 pytestmark = pytest.mark.slow
 
@@ -74,10 +73,10 @@ def test_a_63_bit_seed_typed_in_the_lobby_deals_that_game_and_the_replay_shows_i
     # The server takes a seed as a JSON integer or as its digits, the same game either way.
     by_number = create(server_url, {"mode": "coop", "seed": BIG_SEED, "seats": [{"kind": "here"}]})
     by_text = create(server_url, {"mode": "coop", "seed": str(BIG_SEED), "seats": [{"kind": "here"}]})
-    first = [httpx.get(f"{server_url}/api/games/{m['id']}").json()["revealed"] for m in (by_number, by_text)]
+    first = [HTTP.get(f"{server_url}/api/games/{m['id']}").json()["revealed"] for m in (by_number, by_text)]
     assert first[0] == first[1]
     for bad in ("12x", "1e3", "", "99999999999999999999", 1.5, True):
-        refused = httpx.post(server_url + "/api/games", json={"mode": "coop", "seed": bad})
+        refused = HTTP.post(server_url + "/api/games", json={"mode": "coop", "seed": bad})
         assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad-message", bad
 
     # Typed in the lobby: the page sends the digits, and the game is dealt from exactly that seed.
@@ -93,9 +92,9 @@ def test_a_63_bit_seed_typed_in_the_lobby_deals_that_game_and_the_replay_shows_i
     page.wait_for_url(re.compile(r"/game/"))
     game_id = page.url.split("/game/")[1].split("#")[0]
     page.locator("#score-pad").wait_for(timeout=90_000)
-    state = httpx.get(f"{server_url}/api/games/{game_id}").json()
+    state = HTTP.get(f"{server_url}/api/games/{game_id}").json()
     assert state["seed"] == BIG_SEED and state["seed_text"] == str(BIG_SEED)
-    record = httpx.get(f"{server_url}/api/games/{game_id}/record")
+    record = HTTP.get(f"{server_url}/api/games/{game_id}/record")
     assert json.loads(record.text)["seed"] == BIG_SEED  # dorf-record/1 keeps an integer seed
     assert f'"seed": {BIG_SEED}' in record.text
 
@@ -159,11 +158,13 @@ def test_the_campaign_page_on_a_phone_says_achievements_in_words_and_its_picture
     server_url: str, pages: Pages
 ) -> None:
     name = "Phone family"
-    assert httpx.post(server_url + "/api/campaigns", json={"name": name}).status_code in (200, 201)
-    view = httpx.get(f"{server_url}/api/campaigns/{name}").json()
-    assert {"words", "condition"} <= set(view["achievements"][0])
     page = pages.phone()
-    page.goto(f"{server_url}/campaigns/{name}")
+    # A campaign is its members': this browser's (its cookie makes it a player).
+    made = page.request.post(server_url + "/api/campaigns", data={"name": name})
+    assert made.status in (200, 201), made.text()
+    view = page.request.get(f"{server_url}/api/campaigns/{made.json()['id']}").json()
+    assert {"words", "condition"} <= set(view["achievements"][0])
+    page.goto(f"{server_url}/campaigns/{made.json()['id']}")
     achievements = page.locator("#achievements")
     achievements.wait_for()
     text = achievements.inner_text()

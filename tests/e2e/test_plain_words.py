@@ -101,9 +101,7 @@ def test_another_players_daily_board_speaks_of_them_and_the_expert_board_is_link
     assert not pages.errors, pages.errors
 
 
-def test_the_log_the_replay_the_turn_and_the_phone_preview_speak_in_words(
-    server_url: str, pages: Pages
-) -> None:
+def test_the_log_and_the_turn_speak_in_words(server_url: str, pages: Pages) -> None:
     made = create(server_url, {"mode": "coop", "seed": 5, "seats": [{"kind": "here", "name": "Lea"}]})
     tokens = ",".join(made["tokens"].values())
     page = pages.wide()
@@ -127,7 +125,24 @@ def test_the_log_the_replay_the_turn_and_the_phone_preview_speak_in_words(
     assert re.search(r", a [A-Z][a-z]+(/[A-Za-z]+)? \d+ task$", text), text  # the first tile's task
     shot(page, "game-log-en")
 
-    # The phone: a tapped cell says the points, tasks and longest changes, in short.
+    speak(page, "de")
+    line = page.locator(".card-log ol.log li").first
+    line.locator(".log-tile svg").wait_for()
+    assert re.search(r"Lea legte ein Plättchen mit .+, Aufgabe \S+ \d+$", line.inner_text()), (
+        line.inner_text()
+    )
+    page.locator(".legal-cell").first.click()
+    page.locator(".card-preview .score-delta").wait_for()
+    assert TURN_DE.match(turn.inner_text()), turn.inner_text()
+    shot(page, "game-log-de")
+    assert not pages.errors, pages.errors
+
+
+def test_the_phone_preview_says_the_points_tasks_and_longest_changes_in_short(
+    server_url: str, pages: Pages
+) -> None:
+    made = create(server_url, {"mode": "coop", "seed": 5, "seats": [{"kind": "here", "name": "Lea"}]})
+    tokens = ",".join(made["tokens"].values())
     phone = pages.phone()
     phone.goto(f"{server_url}/game/{made['id']}#t={tokens}")
     phone.locator(".legal-cell").first.wait_for()
@@ -141,19 +156,11 @@ def test_the_log_the_replay_the_turn_and_the_phone_preview_speak_in_words(
     phone.locator(".legal-cell").first.tap()
     bar.filter(has_text=re.compile(r"[+-]\d+ Punkte?")).wait_for()
     shot(phone, "game-phone-preview-de")
+    assert not pages.errors, pages.errors
 
-    speak(page, "de")
-    line = page.locator(".card-log ol.log li").first
-    line.locator(".log-tile svg").wait_for()
-    assert re.search(r"Lea legte ein Plättchen mit .+, Aufgabe \S+ \d+$", line.inner_text()), (
-        line.inner_text()
-    )
-    page.locator(".legal-cell").first.click()
-    page.locator(".card-preview .score-delta").wait_for()
-    assert TURN_DE.match(turn.inner_text()), turn.inner_text()
-    shot(page, "game-log-de")
 
-    # The replay of a finished game: each move in words, the tile drawn small.
+def test_the_replay_says_each_move_in_words_with_the_tile_drawn_small(server_url: str, pages: Pages) -> None:
+    page = pages.wide()
     done = create(
         server_url, {"mode": "coop", "seats": [{"kind": "computer", "player": "random", "name": "Robo"}]}
     )
@@ -161,14 +168,14 @@ def test_the_log_the_replay_the_turn_and_the_phone_preview_speak_in_words(
     page.goto(f"{server_url}/replay/{done['id']}")
     first = page.locator("ol.log li[data-step='1']")
     first.locator(".log-tile svg").wait_for()
-    assert re.search(r"Robo legte ein Plättchen mit ", first.inner_text()), first.inner_text()
-    assert not CODE.search(page.locator("#step-text").inner_text())
-    shot(page, "replay-de")
-    speak(page, "en")
-    first.locator(".log-tile svg").wait_for()
     assert re.search(r"Robo placed an? .+ tile", first.inner_text()), first.inner_text()
     assert not CODE.search(page.locator("ol.log").inner_text())
     shot(page, "replay-en")
+    speak(page, "de")
+    first.locator(".log-tile svg").wait_for()
+    assert re.search(r"Robo legte ein Plättchen mit ", first.inner_text()), first.inner_text()
+    assert not CODE.search(page.locator("#step-text").inner_text())
+    shot(page, "replay-de")
     assert not pages.errors, pages.errors
 
 

@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from browsing import PHONE, WIDE, Pages, create, decide_elsewhere
+from browsing import HTTP, PHONE, WIDE, Pages, create, decide_elsewhere
 
 from dorf.server.edge.assets import web_root
 from dorf.testing.servers import launch
@@ -38,11 +37,15 @@ def words(lang: str) -> dict[str, Any]:
 EN, DE = words("en"), words("de")
 
 
+def _served(tmp_path_factory: pytest.TempPathFactory, scale: float) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("paths") / "dorf.sqlite3"
+    with launch(db, ai_delay=0, clock_scale=scale) as server:
+        yield server.url
+
+
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db: Path = tmp_path_factory.mktemp("paths") / "dorf.sqlite3"
-    with launch(db, ai_delay=0, clock_scale=10.0) as server:
-        yield server.url
+    yield from _served(tmp_path_factory, 10.0)
 
 
 def player(page: Any, url: str) -> str:
@@ -117,8 +120,7 @@ def test_a_bad_link_gets_a_page_that_says_what_is_missing(url: str, pages: Pages
     german.locator("#no-game").wait_for()
     assert german.locator("#no-game h1").text_content() == DE["game.no_game"]
     assert (
-        httpx.get(f"{url}/api/nothing", headers={"Accept": "text/html"}).json()["error"]["code"]
-        == "not-found"
+        HTTP.get(f"{url}/api/nothing", headers={"Accept": "text/html"}).json()["error"]["code"] == "not-found"
     )
     assert not errors(pages)
 
@@ -129,7 +131,7 @@ def test_no_hint_is_offered_where_the_coach_refuses_and_a_phone_shows_whose_turn
     # A Duel against a person (invited by link): no hints for either side.
     made = create(url, {"mode": "duel", "seats": [{"kind": "here", "name": "Ann"}, {"kind": "online"}]})
     gid, token = made["id"], made["tokens"]["0"]
-    joined = httpx.post(f"{url}/api/games/{gid}/join", json={"invite": made["invites"]["1"], "name": "Bob"})
+    joined = HTTP.post(f"{url}/api/games/{gid}/join", json={"invite": made["invites"]["1"], "name": "Bob"})
     assert joined.status_code == 200
     wide = pages.wide()
     wide.goto(f"{url}/game/{gid}#t={token}")
@@ -151,7 +153,7 @@ def test_no_hint_is_offered_where_the_coach_refuses_and_a_phone_shows_whose_turn
     assert not german.locator("#bar-place").is_visible()
     # The host of a cooperative game with people online: no hints either; a solo game has them.
     coop = create(url, {"mode": "coop", "seats": [{"kind": "here"}, {"kind": "online"}]})
-    httpx.post(f"{url}/api/games/{coop['id']}/join", json={"invite": coop["invites"]["1"]})
+    HTTP.post(f"{url}/api/games/{coop['id']}/join", json={"invite": coop["invites"]["1"]})
     wide.goto(f"{url}/game/{coop['id']}#t={coop['tokens']['0']}")
     wide.locator("#rotate-button").wait_for()
     assert wide.locator("#hint-button").count() == 0
@@ -199,12 +201,19 @@ def test_an_invitation_speaks_the_words_of_its_game(url: str, pages: Pages) -> N
     assert not errors(pages)
 
 
-def test_a_duel_lost_on_time_says_so_at_the_end_and_in_its_replay(url: str, pages: Pages) -> None:
+@pytest.fixture(scope="module")
+def fast(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose clocks run thirty times faster (a minute in 2 s): for a clock run out."""
+    yield from _served(tmp_path_factory, 30.0)
+
+
+def test_a_duel_lost_on_time_says_so_at_the_end_and_in_its_replay(fast: str, pages: Pages) -> None:
+    url = fast
     page = pages.wide()
     player(page, url)
     made = post(page, url, "/api/games", {"mode": "duel", "clock": "1+0", "seats": SEATS})
     gid, tokens = made["id"], made["tokens"]
-    # Both place their first tile, and Ann her second: Bob's clock alone runs (a minute: 6 s here).
+    # Both place their first tile, and Ann her second: Bob's clock alone runs (a minute: 2 s here).
     decide_elsewhere(url, gid, [tokens["0"], tokens["1"]], most=3)
     page.goto(f"{url}/game/{gid}#t={tokens['0']}")
     page.locator("#score-pad").wait_for(timeout=20_000)

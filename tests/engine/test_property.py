@@ -299,7 +299,7 @@ def tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()})
 
 
-@tiers(60, quick=4)
+@tiers(30, quick=4)
 def test_coop_game_with_random_boxes_matches_reference(games: Games) -> None:
     """Cooperative games on random boxes: set-aside tiles, early ends, task stacks running out."""
 
@@ -403,19 +403,19 @@ def area_snapshot(area: PlayArea, face: str, task: TaskSpec | None) -> tuple[Any
     )
 
 
-@tiers(24, quick=3)
+@tiers(8, quick=3)
 def test_random_faces_match_reference(games: Games) -> None:
     """Random boards of random faces, flags and tasks: merging, closing, many tasks per group."""
     play(games, random_board(PALETTES, "coop"), data=st.data())
 
 
-@tiers(24, quick=3)
+@tiers(10, quick=3)
 def test_head_to_head_faces_match_reference(games: Games) -> None:
     """Random boards with lakes, mountains and multicoloured flag edges (rules 19 and 20)."""
     play(games, random_board(HEAD_TO_HEAD_PALETTES, "head-to-head"), data=st.data())
 
 
-@tiers(16, quick=3)
+@tiers(6, quick=3)
 def test_duel_faces_match_reference(games: Games) -> None:
     """Random boards with connection and double tasks (rules 25 and 26)."""
     play(games, random_board(PALETTES, "duel"), data=st.data())

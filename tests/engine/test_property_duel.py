@@ -299,7 +299,7 @@ def duel_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(tiles), {k: tuple(v) for k, v in markers.items()}, tuple(doubles))
 
 
-@tiers(48, quick=4)
+@tiers(24, quick=4)
 def test_duel_with_random_boxes_matches_reference(games: Games) -> None:
     """Duels on random boxes: set-aside tiles in one or both areas, early ends, empty stacks."""
 

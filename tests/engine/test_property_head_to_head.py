@@ -385,7 +385,7 @@ def head_to_head_tilesets(draw: st.DrawFn) -> TileSet:
     return TileSet("random", tuple(every[i] for i in order))
 
 
-@tiers(40, quick=4)
+@tiers(20, quick=4)
 def test_head_to_head_random_boxes_match_the_reference(games: Games) -> None:
     """Small random boxes: lopsided drafts, set-aside tiles, one player's game ending early."""
     play(games, random_box_game, tileset=head_to_head_tilesets(), seed=SEEDS, data=st.data())

@@ -27,6 +27,12 @@ SERVER_STEPS = (
     "76a4e027a3a48a78b87e79da38b21eb02e272b4355039264bc4e860985c56b9d",
     "93e3262faadba8ff31063a876de2c251fcbef5a4a3e0f241488f1ca653f1d7a9",
     "2bd7fccfb1e98840f9f00c81e2b1170954a938c595f9ec335d06ee11351494e7",
+    # 14: administration (issue 64, ADMIN_STEP; pinned here by the table-talk helper as it stood)
+    "9e6a4198d6c361ae8aa72e71083378f6d7ccd3c867458841f11e2a6e6389026c",
+    # 15: table talk (issue 63, storage/talk.py TALK_STEP)
+    "782c3ef52ffb2c27e66cfc5704420de6da9de6da5a20727355f964c2bce1f221",
+    # 16: the groups' campaigns on the site (issue 63, storage/campaigns.py SCHEMA_STEP)
+    "297ecc1ba4570f1e9f6b2648b328ae7cb63121ee0c0edda6ee3ff68b51852504",
 )
 CAMPAIGN_STEPS = (
     "512f74eb48fab0560f82232d027b7cd2339b965400b8d70e25cc3932a0699ab6",

@@ -100,7 +100,7 @@ def play_online(
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
         from websockets.sync.client import connect
     except ImportError:
-        raise OnlineError("dorf bot needs the websockets package: pip install 'dorf[web]'") from None
+        raise OnlineError("dorf bot needs the websockets package: pip install 'dorf-games[web]'") from None
     from dorf.server.protocol.delta import patch
 
     url = _ws_url(server, game_id)

@@ -392,6 +392,35 @@ def parse_date(text: str) -> date:
         raise CampaignError(f"date {text!r} is not a date YYYY-MM-DD") from None
 
 
+def progress_of(sheet: Sheet, reached: Sequence[str], choices: dict[str, str], banked: int) -> Progress:
+    """Where a campaign on ``sheet`` stands, from the nodes it reached (in order), the branches
+    chosen at its forks and the circles banked at a fork (the terminal's store and the
+    server's read their rows and ask this)."""
+    reached = list(reached)
+    cursor = reached[-1] if reached else None
+    nexts = (sheet.start,) if cursor is None else sheet.successors[cursor]
+    waiting = None
+    options: tuple[str, ...] = ()
+    upcoming: str | None = nexts[0] if len(nexts) == 1 else None
+    if cursor is not None and sheet.nodes[cursor].kind == FORK:
+        if cursor in choices:
+            upcoming = choices[cursor]
+        else:
+            waiting, options = cursor, nexts
+    checked = sum(sheet.nodes[n].cost for n in reached)
+    return Progress(
+        tuple(reached),
+        checked,
+        sheet.track_circles,
+        banked,
+        waiting,
+        options,
+        upcoming,
+        not nexts,
+        choices,
+    )
+
+
 class Campaigns:
     """The campaigns in one database file; open with :meth:`open`, close with :meth:`close`."""
 
@@ -484,30 +513,7 @@ class Campaigns:
         return {r[0]: r[1] for r in rows}
 
     def _progress(self, sheet: Sheet, campaign_id: int, banked: int) -> Progress:
-        reached = self._reached(campaign_id)
-        choices = self._choices(campaign_id)
-        cursor = reached[-1] if reached else None
-        nexts = (sheet.start,) if cursor is None else sheet.successors[cursor]
-        waiting = None
-        options: tuple[str, ...] = ()
-        upcoming: str | None = nexts[0] if len(nexts) == 1 else None
-        if cursor is not None and sheet.nodes[cursor].kind == FORK:
-            if cursor in choices:
-                upcoming = choices[cursor]
-            else:
-                waiting, options = cursor, nexts
-        checked = sum(sheet.nodes[n].cost for n in reached)
-        return Progress(
-            tuple(reached),
-            checked,
-            sheet.track_circles,
-            banked,
-            waiting,
-            options,
-            upcoming,
-            not nexts,
-            choices,
-        )
+        return progress_of(sheet, self._reached(campaign_id), self._choices(campaign_id), banked)
 
     def progress(self, name: str) -> Progress:
         row = self._row(name)
@@ -799,6 +805,14 @@ class Campaigns:
         )
 
 
+def wanted_branches(
+    sheet: Sheet, reached: Sequence[str], choices: dict[str, str], branches: Sequence[str]
+) -> dict[str, str]:
+    """The branch to take at each fork that ``branches`` name (:class:`CampaignError` if one is
+    not a branch, or its fork is decided or behind the campaign)."""
+    return Campaigns._branches(sheet, reached, choices, branches)
+
+
 def _or(names: Sequence[str]) -> str:
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
@@ -817,5 +831,7 @@ __all__ = [
     "Unlock",
     "check_name",
     "parse_date",
+    "progress_of",
     "read_finished_record",
+    "wanted_branches",
 ]

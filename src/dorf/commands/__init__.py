@@ -5,7 +5,7 @@
 - :mod:`dorf.commands.bench`: the engine's speed (``dorf bench``);
 - :mod:`dorf.commands.tune`: the planner's weights tuned by playing (``dorf tune``).
 
-``dorf learn`` is :mod:`dorf.rl.cli`; the developer's benchmarks and research tools (``python -m
-dorf.lab.NAME``) are :mod:`dorf.lab`; players in a program of their own (``cmd:COMMAND``,
-``dorf bot``) are :mod:`dorf.bots`.
+``dorf learn``'s options are :mod:`dorf.commands.learn` (its run: :mod:`dorf.rl.cli`); the
+developer's benchmarks and research tools (``python -m dorf.lab.NAME``) are :mod:`dorf.lab`;
+players in a program of their own (``cmd:COMMAND``, ``dorf bot``) are :mod:`dorf.bots`.
 """

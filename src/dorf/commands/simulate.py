@@ -274,7 +274,7 @@ def import_ray() -> Any:
         return importlib.import_module("ray")
     except ImportError:
         raise SimulateError(
-            "the ray backend needs Ray, which is not installed: pip install 'dorf[ray]'"
+            "the ray backend needs Ray, which is not installed: pip install 'dorf-games[ray]'"
         ) from None
 
 
@@ -630,7 +630,7 @@ def import_pyplot() -> Any:
         matplotlib = importlib.import_module("matplotlib")
     except ImportError:
         raise SimulateError(
-            "--plot needs matplotlib, which is not installed: pip install 'dorf[plot]'"
+            "--plot needs matplotlib, which is not installed: pip install 'dorf-games[plot]'"
         ) from None
     matplotlib.use("Agg")
     return importlib.import_module("matplotlib.pyplot")

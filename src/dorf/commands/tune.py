@@ -250,7 +250,7 @@ def import_numpy() -> Any:
         return importlib.import_module("numpy")
     except ImportError:
         raise TuneError(
-            "dorf tune fits with numpy, which is not installed: pip install 'dorf[tune]'"
+            "dorf tune fits with numpy, which is not installed: pip install 'dorf-games[tune]'"
         ) from None
 
 

@@ -75,6 +75,10 @@ FEATURES = (
 CANDIDATES = RECHECK
 #: Hidden units of the policy's small network.
 HIDDEN = 16
+#: The player ``dorf learn`` imitates unless told (its training: :mod:`dorf.rl.learn`).
+DEFAULT_TEACHER = "planner:16"
+#: What the policy is fitted to: the teacher's values, or its choices (:mod:`dorf.rl.learn`'s ``fit``).
+LOSSES = ("values", "choice")
 
 Move = tuple[int, int]
 

@@ -10,8 +10,9 @@ and so does this package's ``__init__``.
 - :mod:`dorf.rl.aec`: PettingZoo AEC environments ``duel_env()`` and ``head_to_head_env()``.
 - :mod:`dorf.rl.openspiel`: the OpenSpiel game ``dorf_coop`` (explicit chance nodes).
 - :mod:`dorf.rl.window`, :mod:`dorf.rl.planes`: the shared action window and observation planes.
-- :mod:`dorf.rl.cli`: ``dorf learn``'s command line; it trains by DAgger (:mod:`dorf.rl.learn`)
-  or PPO (:mod:`dorf.rl.ppo`), both showing :mod:`dorf.rl.progress`'s bar.
+- :mod:`dorf.rl.cli`: what runs ``dorf learn`` (its options: :mod:`dorf.commands.learn`); it
+  trains by DAgger (:mod:`dorf.rl.learn`) or PPO (:mod:`dorf.rl.ppo`), both showing
+  :mod:`dorf.rl.progress`'s bar.
 
 See docs/rl.md.
 """

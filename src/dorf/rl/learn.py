@@ -37,8 +37,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from dorf.games.coop import CoopGame
 from dorf.players.learned import (
     ARRAYS,
+    DEFAULT_TEACHER,
     FEATURES,
     HIDDEN,
+    LOSSES,
     POLICY_FORMAT,
     LearnedPlayer,
     Policy,
@@ -58,11 +60,8 @@ if TYPE_CHECKING:
 
 #: Training games' seeds start here (the figures use seeds 1 to 400).
 SEED_BASE = 1_000_000
-DEFAULT_TEACHER = "planner:16"
 #: The teacher's values (points) become shares of a decision by a softmax at this temperature.
 TEMPERATURE = 2.0
-#: What the policy is fitted to: the teacher's values, or its choices (:func:`fit`).
-LOSSES = ("values", "choice")
 
 
 def game_seeds(seed: int, round_: int, games: int) -> list[int]:

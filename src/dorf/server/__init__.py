@@ -13,10 +13,10 @@ public API only, through the one interface every game's state has).
 - :mod:`.computer`: the computer seats, the pool of workers, hints and replays;
 - :mod:`.storage`: one interface, a file per database (SQLite written behind, PostgreSQL by
   compare-and-set) and the bus between servers;
-- :mod:`.campaigns`: the campaign page's API.
+- :mod:`.campaigns`: the groups' campaigns (members, Next game, games recorded by themselves).
 
 ``docs/server.md`` opens with the map of the service and the path of one move.  The browser UI
 is plain HTML, CSS and JavaScript modules in :mod:`dorf.web`.  The load and capacity benchmarks
 and the screenshots are tools of their own (:mod:`dorf.lab`), with the test cluster and launcher
-(:mod:`dorf.testing`).  FastAPI and uvicorn are needed only here (``pip install 'dorf[web]'``).
+(:mod:`dorf.testing`).  FastAPI and uvicorn are needed only here (``pip install 'dorf-games[web]'``).
 """

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging.config
+import os
 import re
 import socket
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dorf.arguments import bounded
+from dorf.server.settings import SettingsError, Settled, describe, explicit, read_file, settle, variable
 
 if TYPE_CHECKING:
     from dorf.server.config import BotCommands
@@ -43,11 +46,19 @@ DEFAULT_COACH = "planner"
 EVERY_ADDRESS = ("", "0.0.0.0", "::")
 #: A host name or address as ``--allowed-host`` takes it (an IPv6 address with or without brackets).
 _HOST = re.compile(r"\[?[A-Za-z0-9.:_-]{1,253}\]?")
+#: A token as ``--metrics-token`` takes it (what an Authorization header can carry).
+_TOKEN = re.compile(r"[!-~]{1,256}")
 
 
 def _allowed_host(value: str) -> str:
     if not _HOST.fullmatch(value):
         raise argparse.ArgumentTypeError(f"not a host name: {value!r}")
+    return value
+
+
+def _token(value: str) -> str:
+    if not _TOKEN.fullmatch(value):
+        raise argparse.ArgumentTypeError("a token is 1 to 256 printable characters without spaces")
     return value
 
 
@@ -61,7 +72,25 @@ def _proxy(value: str) -> str:
 
 def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``serve`` to the ``dorf`` command's subparsers."""
-    serve = sub.add_parser("serve", help="play in the browser: every mode, against the computer and online")
+    serve = sub.add_parser(
+        "serve",
+        help="play in the browser: every mode, against the computer and online",
+        description="Every option may also come from the environment (--ai-workers: DORF_AI_WORKERS) or"
+        " a config file (--config); a flag wins over the environment, which wins over the file.",
+    )
+    serve.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a TOML file of options (keys: the options' names, ai-workers = 0; default $DORF_CONFIG)",
+    )
+    serve.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the configuration these flags, the environment and the file make (secrets hidden),"
+        " each value's source, and exit",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free port)")
     serve.add_argument(
@@ -222,8 +251,88 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="PATH",
         help="for tests only: today's date (YYYY-MM-DD, UTC) is read from this file instead of the clock",
     )
+    serve.add_argument(
+        "--privacy-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the privacy notice /privacy shows instead of dorf's: FILE.html as HTML, any other file"
+        " as text with # headings and - items, escaped (docs/server.md, Privacy)",
+    )
+    serve.add_argument(
+        "--no-migrate",
+        action="store_true",
+        help="refuse to start if the database's tables need an upgrade (run dorf migrate first);"
+        " by default the server applies the steps itself, each logged",
+    )
     serve.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
+    serve.add_argument(
+        "--log-format",
+        default="text",
+        choices=("text", "json"),
+        help="each log line as text (time, level, [request id], logger: message) or as one JSON object"
+        " (default text)",
+    )
+    serve.add_argument(
+        "--log-addresses",
+        action="store_true",
+        help="name each client's address in the access log (--log-level info); by default it is left out",
+    )
+    serve.add_argument(
+        "--metrics-token",
+        type=_token,
+        default=None,
+        metavar="TOKEN",
+        help="/metrics answers a scraper that sends Authorization: Bearer TOKEN; without a token it answers"
+        " only programs on this machine",
+    )
     return serve  # type: ignore[no-any-return]
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """A fresh parser of ``dorf serve``'s options alone (to read them again, or list them)."""
+    return add_serve_parser(argparse.ArgumentParser(prog="dorf").add_subparsers())
+
+
+def settle_serve(args: argparse.Namespace, argv: Sequence[str], environ: Mapping[str, str]) -> Settled:
+    """Every option of ``args`` (``dorf serve``'s, parsed from ``argv``, the words after ``serve``)
+    from its flag in ``argv``, else ``environ`` (``DORF_PORT``...), else the config file (``--config``
+    or ``$DORF_CONFIG``), else its default (:mod:`dorf.server.settings`); SettingsError if a value
+    of the environment or the file cannot be used."""
+    given = {dest: getattr(args, dest) for dest in explicit(serve_parser(), argv)}
+    config = given.get("config") or environ.get(variable("config"), "").strip() or None
+    table = read_file(config) if config else None
+    return settle(serve_parser(), given, environ, table, file_name=str(config))
+
+
+def database_line(db: str | Path | None) -> str:
+    """Where the games are kept, for ``--print-config`` (a URL's password hidden)."""
+    from dorf.db import default_path
+    from dorf.server.storage import is_url, redact
+
+    if is_url(db):
+        return f"# games in PostgreSQL: {redact(str(db))}"
+    return f"# games in the SQLite file {db or default_path()}"
+
+
+def serve_command(
+    args: argparse.Namespace, argv: Sequence[str], programs: Callable[[float], BotCommands]
+) -> int:
+    """``dorf serve`` from the ``dorf`` command: settle the options (:func:`settle_serve`), print
+    them (``--print-config``) or serve; ``programs(seconds)`` runs the programs of ``cmd:``
+    computer seats (with ``--allow-bot-commands``)."""
+    try:
+        settled = settle_serve(args, argv, os.environ)
+    except SettingsError as exc:
+        print(f"dorf serve: {exc}", file=sys.stderr)
+        return 2
+    if args.print_config:
+        print("# dorf serve's configuration: a flag wins over the environment, which wins over the file")
+        print(describe(serve_parser(), settled))
+        print(database_line(settled.values["db"]))
+        return 0
+    vars(args).update(settled.values)
+    return serve_main(args, programs(args.bot_seconds) if args.allow_bot_commands else None)
 
 
 def daily_players_refused(expert: str, coach: str) -> str | None:
@@ -299,12 +408,12 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
 
         from dorf.server.config import ServerConfig
         from dorf.server.edge.app import TRANSPORT_LIMIT
-        from dorf.server.edge.logs import redact_access_log
+        from dorf.server.edge.logs import log_config, redact_access_log
         from dorf.server.hub import create_app
     except ImportError as exc:
         print(
             f"dorf serve: the web server needs FastAPI and uvicorn ({exc.name} is missing): "
-            "pip install 'dorf[web]'",
+            "pip install 'dorf-games[web]'",
             file=sys.stderr,
         )
         return 2
@@ -317,10 +426,29 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         return 2
     db = redact(args.db) if is_url(args.db) else (args.db or default_path())
     try:
+        if getattr(args, "no_migrate", False):
+            from dorf.server.storage.upgrade import ready
+
+            ready(args.db or default_path())  # one line if the tables need an upgrade
+    except DatabaseError as exc:
+        print(f"dorf serve: {exc}", file=sys.stderr)
+        return 2
+    # Every line from here on (a migration's, uvicorn's, dorf's) says its time, level and request id.
+    logs = log_config(args.log_level, args.log_format, args.log_addresses)
+    logging.config.dictConfig(logs)
+    try:
         check_database(args.db)  # a database that cannot be used is one line here, not a traceback later
     except DatabaseError as exc:
         print(f"dorf serve: {exc}", file=sys.stderr)
         return 2
+    privacy_file = getattr(args, "privacy_file", None)
+    if privacy_file is not None:
+        try:
+            Path(privacy_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            print(f"dorf serve: --privacy-file {privacy_file}: {why}", file=sys.stderr)
+            return 2
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -351,6 +479,9 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
         daily_expert=args.daily_expert,
         daily_coach=args.daily_coach,
         today_file=args.today_file,
+        privacy_file=privacy_file,
+        trusted_proxies=tuple(args.trusted_proxy),
+        metrics_token=args.metrics_token,
     )
 
     class Server(uvicorn.Server):
@@ -374,10 +505,11 @@ def serve_main(args: argparse.Namespace, bot_commands: BotCommands | None = None
             # A move's delta is a few hundred bytes: compressing every message costs more
             # processor time than the bytes it saves (docs/server.md, "The load benchmark").
             ws_per_message_deflate=False,
-            # X-Forwarded-For (and -Proto) only from the proxies named: else uvicorn would believe
-            # it from 127.0.0.1, and anyone on the machine could pass for any address.
-            proxy_headers=bool(args.trusted_proxy),
-            forwarded_allow_ips=list(args.trusted_proxy) or None,
+            # X-Forwarded-For (and -Proto) only from the proxies named, believed by the app itself
+            # (config.trusted_proxies): else uvicorn would believe it from 127.0.0.1, and anyone on
+            # the machine could pass for any address.
+            proxy_headers=False,
+            log_config=logs,
         )
     )
     redact_access_log()  # after uvicorn set up its loggers: no invitation code in the access log

@@ -88,6 +88,12 @@ class ServerConfig:
     #: browser tests: Playwright's string predicates need eval, which the policy forbids) does
     #: not unless asked.
     page_policy: bool = False
+    #: The proxies (addresses or networks, ``--trusted-proxy``) whose ``X-Forwarded-For``,
+    #: ``X-Forwarded-Proto`` and ``X-Request-Id`` are believed; none by default.
+    trusted_proxies: tuple[str, ...] = ()
+    #: The token a scraper of ``/metrics`` sends (``Authorization: Bearer TOKEN``,
+    #: ``--metrics-token``); None: only programs on this machine may read it.
+    metrics_token: str | None = None
     #: Programs as computer players (``cmd:COMMAND``), where the operator allows them (``dorf serve
     #: --allow-bot-commands`` gives :class:`dorf.bots.seat.BotCommands`); None: a game that names
     #: one is refused (``no-commands``).
@@ -102,6 +108,8 @@ class ServerConfig:
     daily_expert: str = "expert"
     daily_coach: str = "planner"
     today_file: Path | None = None
+    #: The operator's own privacy notice (``--privacy-file``; None: the default text).
+    privacy_file: Path | None = None
 
     @property
     def lease(self) -> float:

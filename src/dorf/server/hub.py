@@ -15,11 +15,14 @@ from ``--db``) and never asks which it has.  Each role is handed the collaborato
 - creating a game, taking a seat, tokens: :mod:`dorf.server.round.seats`;
 - letting clients in: :mod:`dorf.server.round.clients`;
 - telling them what changed: :mod:`dorf.server.round.fanout`;
+- the table's choice and proposals, its talk: :mod:`dorf.server.round.table`,
+  :mod:`dorf.server.round.talk`;
 - computer seats, hints, replays: :mod:`dorf.server.computer.seats`.
 
 The round publishes typed events (:mod:`dorf.server.round.events`) on one :class:`Events`;
 here the features subscribe: the players' ratings and the lobby to every end of a game, the
-lobby to every seat taken, the daily challenge to every change.  The round imports no feature.
+lobby to every seat taken, the daily challenge to every change, the campaigns to every end of a
+game (a campaign's next game is recorded into it).  The round imports no feature.
 """
 
 from __future__ import annotations
@@ -31,23 +34,28 @@ from collections import OrderedDict
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
+from dorf.server.campaigns.desk import CampaignDesk
 from dorf.server.computer.pool import ThinkPool
 from dorf.server.computer.seats import ComputerSeats
 from dorf.server.config import ServerConfig
 from dorf.server.daily.calendar import Today
 from dorf.server.daily.challenge import Daily
 from dorf.server.edge.app import build_app
+from dorf.server.edge.metrics import Metrics, Readings
+from dorf.server.lobby.attention import Turns
 from dorf.server.lobby.lobby import Lobby
 from dorf.server.players.service import Players
 from dorf.server.round.cache import GameCache
 from dorf.server.round.clients import Doorman
-from dorf.server.round.events import Events, GameChanged, GameCreated, GameEnded, SeatTaken
+from dorf.server.round.events import Events, GameChanged, GameCreated, GameEnded, ProposalMade, SeatTaken
 from dorf.server.round.fanout import Fanout
 from dorf.server.round.finisher import Finisher
 from dorf.server.round.follow import Follower
 from dorf.server.round.game import Broken, Game
 from dorf.server.round.moves import Mover
 from dorf.server.round.seats import Seating
+from dorf.server.round.table import Table
+from dorf.server.round.talk import Talk
 from dorf.server.round.timers import Timers
 from dorf.server.storage import open_storage
 from dorf.server.storage.base import Storage, StorageError
@@ -73,8 +81,12 @@ class Hub:
         self.events = Events()
         self.today = Today(config.clock_time, config.today_file)
         self.pool = ThinkPool(config.ai_workers, config.ai_max_seconds)
-        self.fanout = Fanout(now, config.clock_scale)
         games: OrderedDict[str, Game] = OrderedDict()
+        #: The cooperative table (issue 63): table talk, the active choice and the proposals;
+        #: states carry them, and the other servers hear them on the bus.
+        self.talk = Talk(storage)
+        self.table = Table(storage, self.talk, games, self.events)
+        self.fanout = Fanout(now, config.clock_scale, self.table)
         # Roles that call one another are connected through small functions, read when called.
         self.computer = ComputerSeats(
             config, storage, self.pool, games, now, lambda game, move: self.mover.move(game, move), background
@@ -127,6 +139,8 @@ class Hub:
         self.lobby = Lobby(config, storage, bus, self.cache, self.seating, self.players)
         #: The daily challenge (daily/): a counted attempt's score follows each of its changes.
         self.daily = Daily(config, storage, self.today, self.seating, self.computer, self.pool, background)
+        #: The groups' campaigns (campaigns/): a campaign's next game is recorded when it ends.
+        self.campaigns = CampaignDesk(storage, self.seating, self.cache.game, self.lobby.attention)
 
         # The clocks take the deadline of every change made here; the features hear the round.
         def clock(event: GameCreated | GameChanged | SeatTaken) -> None:
@@ -139,6 +153,30 @@ class Hub:
         self.events.subscribe(GameEnded, lambda event: self.lobby.changed(event.game))
         self.events.subscribe(SeatTaken, lambda event: self.lobby.changed(event.game))
         self.events.subscribe(GameChanged, self.daily.changed)
+        #: Attention (lobby/attention.py): a player whose move it becomes hears it on their
+        #: lobby sockets, wherever they are on the site.
+        self.turns = Turns(self.lobby.attention)
+        self.events.subscribe(GameCreated, lambda event: self.turns.turned(event.game))
+        self.events.subscribe(GameChanged, lambda event: self.turns.turned(event.game))
+        self.events.subscribe(SeatTaken, lambda event: self.turns.turned(event.game))
+        self.events.subscribe(GameEnded, lambda event: self.turns.ended(event.game))
+        self.events.subscribe(ProposalMade, lambda e: self.turns.proposed(e.game, e.seat, e.active))
+        #: What ``/metrics`` says (edge/metrics.py): the moves heard, the writes timed, the rest
+        #: read when scraped.
+        self.metrics = Metrics(
+            Readings(
+                games=lambda: len(self.cache.games),
+                game_sockets=lambda: self.doorman.connected,
+                lobby_sockets=lambda: len(self.lobby.clients) + len(self.lobby.listeners),
+                think_waiting=self.pool.waiting,
+                think_running=self.pool.running,
+                seeks=lambda: len(self.lobby.waiting),
+                daily_attempts=lambda: self.daily.counts["attempts"],
+            )
+        )
+        self.events.subscribe(GameChanged, self.metrics.changed)
+        storage.time_writes(self.metrics.wrote)
+        self.events.subscribe(GameEnded, self.campaigns.ended)
 
     @classmethod
     def open(cls, config: ServerConfig) -> Hub:
@@ -151,6 +189,7 @@ class Hub:
     async def start(self) -> None:
         """Open the storage and start the computer players' workers; hear the other servers."""
         await self.storage.start()
+        self.bus.on_table(self.table.heard)
         self.bus.start(self.follower.heard, self.follower.resync)
         await self.bus.ready()
         await self.pool.start()
@@ -160,6 +199,7 @@ class Hub:
         self.timers.start()
         await self.lobby.start()
         await self.daily.start()
+        await self.campaigns.start(self.config.db)
 
     async def close(self) -> None:
         if self._sweeper is not None:
@@ -203,6 +243,8 @@ class Hub:
             "lobby": self.lobby.health(),
             "ended": dict(self.finisher.counts),  # games ended here, by how (round/finisher.py)
             "daily": self.daily.health(),
+            "campaigns": self.campaigns.health(),
+            "table": {**self.table.counts, **{f"talk_{k}": v for k, v in self.talk.counts.items()}},
         }
 
     def background(self, work: Awaitable[Any]) -> None:

@@ -40,7 +40,7 @@ export class Board {
     this.svg.setAttribute("aria-label", handlers.label || say("board.area"));
     this.world = document.createElementNS(NS, "g");
     this.layers = {};
-    for (const name of ["under", "ground", "grid", "lines", "peaks", "highlight", "legal", "last", "ghost", "marks", "fx"]) {
+    for (const name of ["under", "ground", "grid", "lines", "peaks", "highlight", "legal", "last", "others", "ghost", "marks", "fx"]) {
       const g = document.createElementNS(NS, "g");
       g.setAttribute("class", name);
       this.world.appendChild(g);
@@ -95,6 +95,8 @@ export class Board {
     const task = compact ? 1 / k : Math.max(1, 0.8 / k);
     const flag = Math.max(1, 0.62 / k);
     for (const m of this.marks) m.node.setAttribute("transform", `${at(m.x, m.y)} scale(${((m.flag ? flag : task) * m.base).toFixed(3)})`);
+    const label = Math.min(2.2, Math.max(1, 0.75 / k));
+    for (const m of this.otherLabels || []) m.node.setAttribute("transform", `${at(m.x, m.y)} scale(${label.toFixed(3)})`);
   }
 
   /** Board coordinates of a client point. */
@@ -480,6 +482,56 @@ export class Board {
       `<g class="ghost${opts.selected ? " selected" : ""}"><g class="ghost-tile">${pass.ground}${pass.lines}${pass.peaks}` +
       `${opts.letters ? edgeLetters(tile.edges, x, y) : ""}${marks}</g>` +
       `<polygon class="ghost-outline" points="${hexPoints(S - 2, x, y)}"/>${this._matchMarks(tile.edges, q, r)}</g>`;
+  }
+
+  /**
+   * Other players' tiles on the table (issue 63): the active player's chosen cell and the
+   * proposals, each a faint tile outlined in its player's colour with their name above it.
+   * items: [{tile: {edges, areas}, q, r, color, name, kind: "choice" | "proposal"}]. The name is
+   * text (a text node), never markup.
+   */
+  setOthers(items) {
+    // Drawn again only when they change (the page asks at every move of the pointer).
+    const key = JSON.stringify((items || []).map((i) => [i.q, i.r, i.seat, i.kind, i.name, i.color, i.tile.edges, i.tile.areas]));
+    if (key === this.othersKey) return;
+    this.othersKey = key;
+    const layer = this.layers.others;
+    layer.replaceChildren();
+    this.otherLabels = [];
+    const stacked = new Map();
+    for (const item of items || []) {
+      const [x, y] = center(item.q, item.r);
+      const g = document.createElementNS(NS, "g");
+      g.setAttribute("class", `other-ghost ${item.kind}`);
+      g.setAttribute("data-at", `${item.q},${item.r}`);
+      g.setAttribute("data-seat", String(item.seat));
+      const pass = tilePasses(item.tile.edges, item.tile.areas, x, y);
+      g.innerHTML = `<g class="ghost-tile">${pass.ground}${pass.lines}${pass.peaks}</g>` +
+        `<polygon class="other-outline" stroke="${item.color}" points="${hexPoints(S - 3, x, y)}"/>`;
+      // The name above the tile (names at one cell stacked), a readable size at every zoom.
+      const cell = `${item.q},${item.r}`;
+      const n = stacked.get(cell) || 0;
+      stacked.set(cell, n + 1);
+      const label = document.createElementNS(NS, "g");
+      label.setAttribute("class", "other-label");
+      const width = Math.min(120, 14 + 7 * [...item.name].length);
+      const rect = document.createElementNS(NS, "rect");
+      rect.setAttribute("x", String(-width / 2));
+      rect.setAttribute("y", "-9");
+      rect.setAttribute("width", String(width));
+      rect.setAttribute("height", "17");
+      rect.setAttribute("rx", "8");
+      rect.setAttribute("fill", item.color);
+      const text = document.createElementNS(NS, "text");
+      text.setAttribute("y", "4");
+      text.setAttribute("text-anchor", "middle");
+      text.textContent = item.name;
+      label.append(rect, text);
+      g.appendChild(label);
+      layer.appendChild(g);
+      this.otherLabels.push({ node: label, x, y: y - S * 0.52 + n * 19 });
+    }
+    this._scaleMarks();
   }
 
   /** On each edge of the ghost that meets a tile: a green tick where the terrains join, a red cross where they do not. */

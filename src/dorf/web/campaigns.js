@@ -1,8 +1,10 @@
-// The campaign pages: the list, one campaign with its score plot and track, recording a game.
-import { api, el, rememberedGames, toast, put } from "./util.js";
+// The campaign pages: the player's campaigns, one campaign (its members, its link, Next game, its
+// score plot and track, recording a game), joining one by its link (/campaigns/ID/join/CODE).
+import { api, el, rememberedGames, toast, put, copyButton } from "./util.js";
 import { language, server, t, term } from "./i18n.js";
 
-export async function campaignsPage(root, name) {
+export async function campaignsPage(root, name, code) {
+  if (name && code) return joinCampaign(root, name, code);
   if (name) return campaignPage(root, name);
   const params = new URLSearchParams(location.search);
   const game = params.get("game");
@@ -15,9 +17,9 @@ export async function campaignsPage(root, name) {
     const data = await api("GET", "/api/campaigns");
     if (!data.campaigns.length) list.appendChild(el("li", { class: "note" }, t("campaigns.none")));
     for (const c of data.campaigns) {
-      const href = `/campaigns/${encodeURIComponent(c.name)}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
+      const href = `/campaigns/${encodeURIComponent(c.id)}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
       list.appendChild(el("li", {}, el("a", { href }, c.name), " ",
-        el("small", {}, [t("count.games", { count: c.games }), c.best !== null ? t("campaigns.best", { n: c.best }) : null, c.archived ? t("campaigns.archived") : null].filter(Boolean).join(" · "))));
+        el("small", {}, [t("count.games", { count: c.games }), c.best !== null ? t("campaigns.best", { n: c.best }) : null, t("count.members", { count: c.members }), c.archived ? t("campaigns.archived") : null].filter(Boolean).join(" · "))));
     }
   } catch (e) {
     toast(e.message);
@@ -29,7 +31,7 @@ export async function campaignsPage(root, name) {
       event.preventDefault();
       try {
         const made = await api("POST", "/api/campaigns", { name: input.value });
-        location.href = `/campaigns/${encodeURIComponent(made.name)}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
+        location.href = `/campaigns/${encodeURIComponent(made.id)}${game ? `?game=${encodeURIComponent(game)}` : ""}`;
       } catch (e) {
         toast(e.message);
       }
@@ -44,11 +46,14 @@ async function campaignPage(root, name) {
   try {
     view = await api("GET", `/api/campaigns/${encodeURIComponent(name)}`);
   } catch (e) {
-    put(box, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("campaign.title")), el("p", {}, e.message), el("a", { href: "/campaigns" }, t("campaign.all"))));
+    // Another group's campaign: said in words (the server's message names no one).
+    const words = e.code === "not-a-member" ? [el("p", { id: "not-yours" }, t("campaign.not_yours")), el("p", { class: "note" }, t("campaign.not_yours_note"))] : [el("p", {}, e.message)];
+    put(box, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("campaign.title")), ...words, el("a", { href: "/campaigns" }, t("campaign.all"))));
     return;
   }
+  if (view.id !== name) history.replaceState(null, "", `/campaigns/${encodeURIComponent(view.id)}${location.search}`);
   const stamp = Date.now();
-  const enc = encodeURIComponent(view.name);
+  const enc = encodeURIComponent(view.id);
   const totals = view.totals;
   const games = el("table", { class: "pad wide", id: "campaign-games" },
     el("thead", {}, el("tr", {}, ["number", "date", "players", "total", "circles"].map((h) => el("th", { scope: "col" }, t(`campaign.col.${h}`))))),
@@ -69,7 +74,8 @@ async function campaignPage(root, name) {
     el("section", { class: "card" },
       el("h1", { class: "page-title" }, view.name), el("p", {}, [t("count.games", { count: totals.games }), t("campaigns.best", { n: totals.best ?? "–" }), t("campaign.mean", { n: totals.mean ?? "–" }), t("count.circles", { count: totals.circles })].join(" · ")),
       el("p", { class: "note" }, t("campaign.sheet", { name: server(view.sheet) }) + (view.archived ? ` · ${t("campaigns.archived")}` : "")), el("a", { href: "/campaigns" }, t("campaign.all"))),
-    recordForm(view.name),
+    groupCard(view),
+    recordForm(view.id),
     el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.scores")), figure("score-plot", t("campaign.scores_alt", { name: view.name }), `/api/campaigns/${enc}/score.svg?${stamp}`)),
     el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.track")), fork, figure("track", t("campaign.track_alt", { name: view.name }), `/api/campaigns/${enc}/track.svg?${stamp}`)),
     el("section", { class: "card" }, el("h2", { class: "section" }, t("campaign.games")), view.games.length ? games : el("p", { class: "note" }, t("campaign.no_games"))),
@@ -81,6 +87,63 @@ async function campaignPage(root, name) {
           el("span", {}, el("b", {}, server(a.name)), a.game ? ` ${t("campaign.in_game", { n: a.game })}` : "", el("br"),
             el("small", { class: "note" }, conditionWords(a))))))),
   );
+}
+
+/** The group: its members, the link that invites another, the next game (the reader's seat in
+ * it while it waits), renaming and archiving. */
+function groupCard(view) {
+  const enc = encodeURIComponent(view.id);
+  const link = `${location.origin}${view.link}`;
+  const next = view.next;
+  let state = null;
+  if (next && next.join) state = el("p", { id: "next-seat" }, t("campaign.next.your_seat"), " ", el("a", { class: "button", href: next.join }, t("campaign.next.take")));
+  else if (next && !next.over) state = el("p", { id: "next-seat" }, t("campaign.next.playing"), " ", el("a", { href: `/game/${encodeURIComponent(next.game)}` }, t("campaign.next.open")));
+  else if (next && next.recorded) state = el("p", { class: "note", id: "next-seat" }, t("campaign.next.recorded", { n: next.recorded }));
+  const waiting = next && !next.over;
+  const start = waiting ? null : el("button", {
+    type: "button", id: "next-game", disabled: view.archived ? "" : null,
+    onclick: async () => {
+      start.disabled = true;
+      try {
+        const made = await api("POST", `/api/campaigns/${enc}/next`, {});
+        location.href = made.join;
+      } catch (e) { toast(e.message); start.disabled = false; }
+    },
+  }, t("campaign.next.start"));
+  const renameInput = el("input", { id: "campaign-rename", value: view.name, maxlength: "60", "aria-label": t("campaign.rename") });
+  const rename = el("form", {
+    class: "inline",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      try { await api("POST", `/api/campaigns/${enc}/rename`, { name: renameInput.value }); location.reload(); } catch (e) { toast(e.message); }
+    },
+  }, renameInput, " ", el("button", { type: "submit", class: "small" }, t("campaign.rename")), " ",
+  el("button", {
+    type: "button", class: "small", id: "campaign-archive",
+    onclick: async () => {
+      try { await api("POST", `/api/campaigns/${enc}/archive`, { archived: !view.archived }); location.reload(); } catch (e) { toast(e.message); }
+    },
+  }, view.archived ? t("campaign.unarchive") : t("campaign.archive")));
+  return el("section", { class: "card", id: "campaign-group" },
+    el("h2", { class: "section" }, t("campaign.members")),
+    el("ul", { class: "members", id: "campaign-members" }, view.members.map((m, i) => el("li", { class: i === view.you ? "you" : null }, i === view.you ? t("campaign.you", { name: m }) : m))),
+    state, start ? el("p", { class: "next-row" }, start, " ", el("span", { class: "note" }, t("campaign.next.note", { count: view.members.length }))) : null,
+    el("h2", { class: "section" }, t("campaign.invite")),
+    el("p", { class: "note" }, t("campaign.invite_note")),
+    el("div", { class: "link-row" }, el("input", { id: "campaign-link", readonly: true, value: link, "aria-label": t("campaign.invite"), onfocus: (e) => e.target.select() }), copyButton(link)),
+    el("details", {}, el("summary", {}, t("campaign.settings")), rename));
+}
+
+/** /campaigns/ID/join/CODE: join the campaign, then show it. */
+async function joinCampaign(root, key, code) {
+  const box = el("section", { class: "card" }, el("h1", { class: "page-title" }, t("campaign.title")), el("p", {}, t("campaign.joining")));
+  put(root, el("div", { class: "lobby narrow" }, box));
+  try {
+    const joined = await api("POST", `/api/campaigns/${encodeURIComponent(key)}/join`, { code });
+    location.replace(`/campaigns/${encodeURIComponent(joined.id)}`);
+  } catch (e) {
+    put(box, el("h1", { class: "page-title" }, t("campaign.title")), el("p", {}, e.message), el("a", { href: "/campaigns" }, t("campaign.all")));
+  }
 }
 
 /** A picture of the server's (the score plot, the track): on a phone at its own size, in a box

@@ -102,6 +102,8 @@ export const cardMethods = {
     if (revealed.flag) facts.push(el("li", {}, el("b", {}, `${t("tile.flag")} `), revealed.flag === "X" ? t("tile.multicoloured") : terrainName(revealed.flag)));
     const legalCount = me !== null ? (this.you.legal[String(me)] || []).length : 0;
     if (me !== null) facts.push(el("li", {}, t("tile.fits", { count: legalCount })));
+    // A seated player of a cooperative game while another places: they may propose (issue 63).
+    const proposing = me === null && this.proposerSeat() !== null;
     let whose = game.mode === "head-to-head" ? t("tile.whose", { name: game.seats[seat].name }) : t("tile.the");
     const others = game.waiting.filter((s) => !this.you.seats.includes(s));
     if (me === null && others.length && !game.over) {
@@ -118,14 +120,14 @@ export const cardMethods = {
     const keys = el("p", { class: "note keys" }, t("tile.keys"));
     const hint = this.hint ? el("p", { class: `hint${this.hint.error ? " bad" : ""}`, id: "hint-text" }, this.hint.text) : null;
     put(card, el("h3", { id: "tile-whose" }, whose), el("div", { class: "tile-row" }, icon, el("ul", { class: "facts" }, facts)),
-      me !== null ? buttons : null, hint, me !== null ? keys : null);
+      me !== null || proposing ? buttons : null, hint, me !== null ? keys : proposing ? el("p", { class: "note keys" }, t("table.keys")) : null);
   },
 
   /** The turn shown, without the engine's numbers (issue 61): of the turns that fit the cell
    * chosen (or pointed at), which one ("turn 2 of 4 that fit"); with no cell, how it is turned. */
   turnOfFit(k) {
     const target = this.selected || this.hover;
-    const revealed = this.revealedFor(this.actSeat());
+    const revealed = this.revealedFor(this.placerSeat());
     if (target && revealed) {
       const rots = [...new Set(this.legalMap().get(`${target.q},${target.r}`) || [])].sort((a, b) => a - b);
       const i = rots.indexOf(revealed.canon[k]);
@@ -149,12 +151,33 @@ export const cardMethods = {
   renderPreview() {
     const card = this.cards.preview;
     const shown = this.previewLines();
-    if (!shown) {
-      card.classList.add("hidden");
+    if (!shown && this.selected && this.proposerSeat() !== null) {
+      // A cell this screen would propose (issue 63): Propose instead of Place.
+      card.classList.remove("hidden");
+      this.renderProposing(card);
       return;
     }
-    const { target, k, result } = shown;
+    if (!shown) {
+      // Someone else's chosen cell at the table (issue 63): what it would do, as they see it.
+      const choice = this.shownChoice();
+      card.classList.toggle("hidden", !choice);
+      if (choice) this.renderChoicePreview(card, choice);
+      return;
+    }
+    const { k, result } = shown;
     card.classList.remove("hidden");
+    const body = this.previewBody(result);
+    const place = this.selected
+      ? el("div", { class: "actions" },
+        el("button", { type: "button", id: "place-button", onclick: () => this.commit() }, t("preview.place")),
+        el("button", { type: "button", class: "secondary", onclick: () => { this.selected = null; this.render(); } }, t("preview.cancel")))
+      : el("p", { class: "note" }, t(`preview.choose.${tapWord()}`));
+    put(card, el("h3", { id: "preview-title" }, t(this.selected ? "preview.title_selected" : "preview.title", { turn: turnWords(k) })), ...body, place);
+  },
+
+  /** A placement preview's figures, as the preview card shows them: the score before and after,
+   * the tasks completed, failed and changed, the territories joined, the scores changed. */
+  previewBody(result) {
     const body = [];
     if (!result) body.push(el("p", { class: "note" }, "…"));
     else {
@@ -176,12 +199,7 @@ export const cardMethods = {
       }
       for (const [label, a, b] of result.score_changes) body.push(el("p", { class: "note" }, `${server(label)}: ${a} → ${b}`));
     }
-    const place = this.selected
-      ? el("div", { class: "actions" },
-        el("button", { type: "button", id: "place-button", onclick: () => this.commit() }, t("preview.place")),
-        el("button", { type: "button", class: "secondary", onclick: () => { this.selected = null; this.render(); } }, t("preview.cancel")))
-      : el("p", { class: "note" }, t(`preview.choose.${tapWord()}`));
-    put(card, el("h3", { id: "preview-title" }, t(this.selected ? "preview.title_selected" : "preview.title", { turn: turnWords(k) })), ...body, place);
+    return body;
   },
 
   renderTasks() {
@@ -275,6 +293,8 @@ export const cardMethods = {
     const mine = known;
     const parts = [];
     let inviting = false;
+    // The words of each game: an opponent in the Duel and Head to Head, fellow players in the cooperative game.
+    const words = game.mode === "coop" ? "coop" : "versus";
     for (const seat of game.seats) {
       if (seat.kind !== "online") continue;
       const code = (mine.invites || {})[String(seat.index)];
@@ -282,9 +302,9 @@ export const cardMethods = {
       else if (code) {
         inviting = true;
         const link = `${origin}/join/${this.id}/${code}`;
-        parts.push(el("div", { class: "link-row" }, el("label", { for: `invite-link-${seat.index}` }, t("share.invite_for", { n: seat.index + 1 })),
+        parts.push(el("div", { class: "link-row" }, el("label", { for: `invite-link-${seat.index}` }, t(`share.invite_for.${words}`, { n: seat.index + 1 })),
           el("input", { class: "invite-link", id: `invite-link-${seat.index}`, readonly: true, value: link, onfocus: (e) => e.target.select() }), copyButton(link)));
-      } else parts.push(el("p", { class: "note" }, t("share.waits", { n: seat.index + 1 })));
+      } else parts.push(el("p", { class: "note" }, t(`share.waits.${words}`, { n: seat.index + 1 })));
     }
     const watch = `${origin}/game/${this.id}`;
     parts.push(el("div", { class: "link-row" }, el("label", { for: "watch-link" }, t("share.watch")),
@@ -300,9 +320,7 @@ export const cardMethods = {
     this.cards.turn.style.order = "-2";
     card.style.order = inviting ? "-1" : "";
     card.classList.toggle("inviting", inviting);
-    // The words of each game: an opponent in the Duel and Head to Head, fellow players in the cooperative game.
     const invited = game.seats.filter((s) => s.kind === "online").length;
-    const words = game.mode === "coop" ? "coop" : "versus";
     put(card, el("h3", { id: "share-title" }, inviting ? t(`share.invite_title.${words}`, { count: invited }) : t("share.title")),
       inviting ? el("p", { class: "note" }, t(`share.invite_note.${words}`, { count: invited })) : null, ...parts);
     if (inviting && !this.invitationShown && media(NARROW)) {
@@ -404,7 +422,7 @@ export const cardMethods = {
   },
 
   padBehind(inert) {
-    for (const node of [this.page, this.bar, this.backdrop, document.querySelector("body > .topbar")]) {
+    for (const node of [this.page, this.bar, this.backdrop, document.querySelector("body > .topbar"), document.querySelector("body > .site-foot")]) {
       if (node) node.inert = inert;
     }
   },

@@ -13,6 +13,8 @@ export class Connection {
    *  state(doc)   the description {you, game}: a whole state, or the one held with a delta applied;
    *  ok(msg)      a move or an undo of ours is made;
    *  preview(msg) a placement preview;
+   *  table(msg)   the table's choice and proposals changed ({choice, proposals}; a state's table too);
+   *  talk(msg)    a message of table talk ({message});
    *  error(msg)   a request refused (nothing changed);
    *  lost()       the socket closed: it is tried again;
    *  gone()       it closed for good: no such game, or stop() was called. */
@@ -99,11 +101,16 @@ export class Connection {
       this.receivedAt = Date.now();
       this.rate = typeof msg.rate === "number" ? msg.rate : 1;
     }
-    if (msg.type === "state") this.hold({ you: msg.you, game: msg.game });
+    if (msg.type === "state") {
+      this.hold({ you: msg.you, game: msg.game });
+      if (msg.table) this.on.table?.(msg.table); // the table beside the game's description
+    }
     else if (msg.type === "delta") this.onDelta(msg);
     else if (msg.type === "saved") this.onSaved(msg.version);
     else if (msg.type === "preview") this.on.preview(msg);
     else if (msg.type === "rematch") this.on.rematch?.(msg); // offered to this screen's player
+    else if (msg.type === "table") this.on.table?.(msg); // the active choice, the proposals (issue 63)
+    else if (msg.type === "talk") this.on.talk?.(msg); // a message of table talk
     else if (msg.type === "ok") {
       this.on.ok(msg);
       this.onMade(msg.version);

@@ -8,9 +8,11 @@ import { playerMethods, playerName } from "./players.js";
 import { Connection } from "./connection.js";
 import { dailyMethods } from "./daily-end.js";
 import { draftMethods } from "./draft.js";
+import { raise as attend } from "./attention.js";
 import { endMethods } from "./ending.js";
 import { rotate, turnAreas, SEAT_COLORS } from "./hex.js";
 import { phoneMethods } from "./phone.js";
+import { tableMethods } from "./table.js";
 import { showTips } from "./tips.js";
 import { api, el, rememberGame, rememberedGames, tokensOf, toast, put, media, tapWord, WIDE, modeName } from "./util.js";
 import { server, serverError, t } from "./i18n.js";
@@ -49,6 +51,7 @@ class GameController {
     this.hint = null;
     this.draftChoice = null;
     this.boards = [];
+    this.initTable();
     this.build(root);
     this.conn = new Connection(id, {
       state: (doc) => this.onState(doc),
@@ -57,7 +60,13 @@ class GameController {
       error: (msg) => this.onError(msg),
       lost: () => (this.busy = false), // a move sent may never be answered
       gone: () => { if (!this.brokenReason) this.showMissing(); },
-      rematch: (msg) => this.onRematch(msg),
+      rematch: (msg) => {
+        this.onRematch(msg);
+        // The tab says so too (attention.js); looking at this page clears it.
+        attend("rematch", t("attention.title.rematch"), location.pathname, msg.game, t("attention.body.rematch", { mode: modeName(msg.mode), name: msg.name || "" }));
+      },
+      table: (msg) => this.onTable(msg),
+      talk: (msg) => this.onTalk(msg),
     });
     document.addEventListener("keydown", (e) => this.onKey(e));
   }
@@ -76,7 +85,7 @@ class GameController {
       type: "button", class: "sheet-close secondary", "aria-label": t("game.close"), onclick: () => this.closeSheet(),
     }, "✕"));
     this.cards = {};
-    for (const name of ["daily", "turn", "tile", "preview", "tasks", "score", "share", "log"]) {
+    for (const name of ["daily", "turn", "tile", "proposals", "preview", "talk", "tasks", "score", "share", "log"]) {
       this.cards[name] = el("div", { class: `card card-${name}`, id: `card-${name}` });
       this.panel.appendChild(this.cards[name]);
     }
@@ -138,11 +147,13 @@ class GameController {
 
   /** A move or an undo of ours is made. */
   onOk(msg) {
+    if (this.tableAnswered(msg)) return; // a proposal, a message, a choice: not a move
     this.busy = false;
     if (msg.undone) toast(t("game.undone", { count: msg.undone }), "info");
   }
 
   onError(msg) {
+    if (this.tableRefused(msg)) return; // said beside the proposals or the talk
     if (this.previewIds.delete(msg.id)) {
       this.previewAsked.delete(msg.id);
       return; // a preview the game has outrun: nothing to tell
@@ -206,12 +217,18 @@ class GameController {
       this.game = { ...doc.game, seats: doc.game.seats.map((s) => ({ ...s, name: playerName(s.name) })) };
     }
     this.you = doc.you;
+    this.tableFromGame(doc.game);
     const game = this.game;
     if (game.broken) {
       // A game the server could not load: no areas, nothing to play; only why.
       document.title = t("game.broken.doc_title");
       this.render();
       return;
+    }
+    if (!this.seated && doc.you.seats.length) {
+      // The first state with this screen's seats (a watcher's may come first): the table's
+      // choice, if it is this screen's, is chosen again (table.js).
+      this.seated = this.restoring = true;
     }
     if (!before) {
       document.title = `${modeName(game.mode)} · dorf`;
@@ -244,6 +261,11 @@ class GameController {
       this.hint = null;
       this.draftChoice = null;
       this.previews.clear();
+      // A placement ends the table's choice and proposals (the server says so too, after it).
+      this.sentChoice = "clear";
+      if (before) this.table.choice = null;
+      if (before) this.table.proposals = [];
+      this.proposalProblem = null;
     } else if (this.selected && !this.legalMap().has(`${this.selected.q},${this.selected.r}`)) {
       this.selected = null;
     }
@@ -314,14 +336,14 @@ class GameController {
   legalMap() {
     const me = this.actSeat();
     const map = new Map();
-    if (me === null) return map;
+    if (me === null) return this.proposerSeat() !== null ? this.proposalMap() : map;
     for (const [q, r, rots] of this.you.legal[String(me)] || []) map.set(`${q},${r}`, rots);
     return map;
   }
 
   effRot(q, r) {
     const rots = this.legalMap().get(`${q},${r}`);
-    const revealed = this.revealedFor(this.actSeat());
+    const revealed = this.revealedFor(this.placerSeat());
     if (!rots || !revealed) return null;
     for (let i = 0; i < 6; i++) {
       const k = (this.rot + i) % 6;
@@ -374,7 +396,9 @@ class GameController {
     this.renderDaily();
     this.renderTurn();
     this.renderTile();
+    this.renderProposals();
     this.renderPreview();
+    this.renderTalk();
     this.renderTasks();
     this.renderScore();
     this.renderShare();
@@ -385,7 +409,7 @@ class GameController {
 
   renderBoards() {
     const game = this.game;
-    const me = this.actSeat();
+    const me = this.placerSeat(); // the acting seat, or the seat proposing
     const both = game.areas.length > 1 && media(WIDE);
     this.panes.classList.toggle("side-by-side", both);
     game.areas.forEach((area, i) => {
@@ -447,6 +471,8 @@ class GameController {
         text = this.you.seats.length > 1 ? t(`banner.turn_of.${tapWord()}`, { name: game.seats[me].name }) : t(`banner.turn.${tapWord()}`);
       } else if (game.mode !== "coop" && game.waiting.includes(i) && !this.you.seats.includes(i)) {
         text = t(game.mode === "duel" ? "banner.placing_this" : "banner.placing_their", { name: game.seats[i].name });
+      } else if (this.proposerSeat() !== null) {
+        text = t(`banner.propose.${tapWord()}`, { name: game.seats[game.waiting[0]]?.name ?? "" });
       }
       board.setBanner(text, mine);
     });
@@ -458,21 +484,30 @@ class GameController {
       board.setGhost(null);
       board.setHighlight([]);
     }
-    const revealed = this.revealedFor(me);
+    // The table (issue 63): the proposals and another screen's chosen cell; ours sent if it changed.
+    if (this.game.mode === "coop") this.boards[0]?.setOthers(this.othersOnBoard());
+    this.syncChoice();
+    const seat = me ?? this.proposerSeat();
+    const revealed = this.revealedFor(seat);
     const target = this.selected || this.hover;
-    if (me === null || !revealed || !target || this.game.phase === "draft") return;
+    if (seat === null || !revealed || !target || this.game.phase === "draft") {
+      // What the active player's choice would do: its territories outlined, as on their screen.
+      const choice = this.shownChoice();
+      if (choice?.preview?.groups) this.boards[0]?.setHighlight(choice.preview.groups.filter((g) => "FGVRTX".includes(g.letter) && g.size > 1));
+      return;
+    }
     const k = this.selected ? this.selected.rot : this.effRot(target.q, target.r);
     if (k === null) return;
-    const board = this.boards[this.areaOf(me)];
+    const board = this.boards[this.areaOf(seat)];
     board.setGhost(this.tileAt(revealed, k), target.q, target.r, { letters: this.letters, selected: !!this.selected });
-    this.requestPreview(me, target.q, target.r, revealed.canon[k]);
+    if (me !== null) this.requestPreview(me, target.q, target.r, revealed.canon[k]);
   }
 
   // --- input ------------------------------------------------------------------------------------------
 
   onHover(area, q, r) {
     if (!this.game || this.game.phase === "draft") return;
-    const me = this.actSeat();
+    const me = this.placerSeat();
     const board = this.boards[area];
     const key = q === null ? null : `${q},${r}`;
     const acting = me !== null && this.areaOf(me) === area;
@@ -494,7 +529,7 @@ class GameController {
   onClick(area, q, r, e, how = {}) {
     if (!this.game) return;
     const board = this.boards[area];
-    const me = this.actSeat();
+    const me = this.placerSeat();
     const key = `${q},${r}`;
     const acting = me !== null && this.areaOf(me) === area && !this.game.over;
     if (!acting || !this.legalMap().has(key)) {
@@ -527,7 +562,7 @@ class GameController {
   rotateBy(dir) {
     if (!this.game) return;
     const target = this.selected || this.hover;
-    const revealed = this.revealedFor(this.actSeat());
+    const revealed = this.revealedFor(this.placerSeat());
     if (target && revealed) {
       const rots = this.legalMap().get(`${target.q},${target.r}`) || [];
       const from = this.selected ? this.selected.rot : this.effRot(target.q, target.r) ?? this.rot;
@@ -549,7 +584,7 @@ class GameController {
   /** Choose the next (or previous) cell where the tile fits: playing with the keyboard alone. */
   stepCell(dir) {
     const keys = [...this.legalMap().keys()];
-    const me = this.actSeat();
+    const me = this.placerSeat();
     if (!keys.length || me === null) return;
     const now = this.selected ? keys.indexOf(`${this.selected.q},${this.selected.r}`) : -1;
     const next = keys[(((now + dir) % keys.length) + keys.length) % keys.length];
@@ -567,6 +602,7 @@ class GameController {
 
   commit() {
     const me = this.actSeat();
+    if (me === null && this.selected) this.propose(); // a proposal, by the same keys and taps
     if (me === null || !this.selected || this.busy) return;
     const revealed = this.revealedFor(me);
     const { q, r, rot } = this.selected;
@@ -728,4 +764,4 @@ class GameController {
 
 }
 
-Object.assign(GameController.prototype, cardMethods, phoneMethods, draftMethods, clockMethods, playerMethods, dailyMethods, endMethods);
+Object.assign(GameController.prototype, cardMethods, phoneMethods, tableMethods, draftMethods, clockMethods, playerMethods, dailyMethods, endMethods);

@@ -6,6 +6,7 @@ import { patch } from "./patch.js";
 import { api, el, modeName, put, rememberGame, toast } from "./util.js";
 import { serverError, t } from "./i18n.js";
 import { asPlayer, whoAmI } from "./players.js";
+import { attentionControls, handle as attend } from "./attention.js";
 
 /** The clocks the quick pairing box offers (the server takes any M+S or Nd it allows). */
 const CLOCKS = ["3+2", "5+3", "10+5", "15+10", "1d", "3d"];
@@ -78,6 +79,8 @@ class LobbySocket {
       this.on.seekers(message.pools || []);
     } else if (message.type === "rematch") {
       this.on.rematch?.(message); // offered to this player just now
+    } else if (message.type === "attention") {
+      this.on.attention?.(message); // something waits for this player (attention.js)
     }
     const pending = message.id !== undefined && this.waiting.get(message.id);
     if (pending) {
@@ -180,7 +183,8 @@ export function liveLobby(remembered = () => []) {
     status, waitedLine, poolsLine);
 
   const mineList = el("div", { class: "my-games", id: "my-games" });
-  const mineBox = el("section", { class: "card your-games" }, el("h2", {}, t("lobby.your_games")), mineList);
+  // The tab says when something waits for the player (attention.js): notifications and sound are theirs to switch on.
+  const mineBox = el("section", { class: "card your-games" }, el("h2", {}, t("lobby.your_games")), mineList, attentionControls());
 
   function drawGames(games) {
     lastGames = games;
@@ -243,6 +247,10 @@ export function liveLobby(remembered = () => []) {
     games: drawGames,
     seekers: (counted) => { pools = counted; drawPools(); },
     rematch: () => api("GET", "/api/me/games").then(drawMine).catch(() => {}),
+    attention: (message) => {
+      attend(message);
+      if (message.kind === "your-move") api("GET", "/api/me/games").then(drawMine).catch(() => {});
+    },
     paired: (message) => {
       status.textContent = t("play.pair.found");
       land(message.game, message.mode, message.seat, message.token);

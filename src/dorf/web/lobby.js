@@ -295,7 +295,7 @@ export async function joinPage(root, id, code) {
   }
   const open = game.seats.filter((s) => s.kind === "online" && !s.claimed);
   const hosts = game.seats.filter((s) => s.kind !== "online").map((s) => s.name);
-  box.appendChild(el("p", {}, t("join.invites", { host: hosts.length ? listOf(hosts) : t("join.someone"), mode: modeName(game.mode) })));
+  box.appendChild(el("p", {}, t(`join.invites.${game.mode === "coop" ? "coop" : "versus"}`, { host: hosts.length ? listOf(hosts) : t("join.someone"), mode: modeName(game.mode) })));
   if (!open.length) {
     box.appendChild(el("p", {}, t("join.full")));
     box.appendChild(el("a", { class: "button", href: `/game/${id}` }, t("join.watch")));

@@ -16,7 +16,10 @@ translateStatic();
 document.querySelector("header.topbar")?.insertBefore(languageSwitch(), document.getElementById("status"));
 // Whoever opens the site is a player at once (the server sets its cookie): its name links to its
 // page. Asked before anything else, so that no other first request makes a second player.
-await (await import("./players.js")).showMe();
+const me = await (await import("./players.js")).showMe();
+// Attention in the tab (attention.js): what waits for the player in their other games. The front
+// page's lobby socket hears it; every other page of a player listens on a quiet lobby socket.
+if (me && me.player !== false && parts.length) import("./attention.js").then((m) => m.listen());
 
 async function tilePatterns() {
   // The SVG patterns tiles are drawn with: every page but the campaigns' draws tiles.
@@ -29,7 +32,7 @@ async function tilePatterns() {
 }
 
 if (parts[0] === "campaigns") {
-  import("./campaigns.js").then((m) => m.campaignsPage(root, parts[1]));
+  import("./campaigns.js").then((m) => m.campaignsPage(root, parts[1], parts[2] === "join" ? parts[3] : null));
 } else if (parts[0] === "daily") {
   (await import("./daily.js")).dailyPage(root, parts[1]);
 } else if (parts[0] === "leaderboard") {

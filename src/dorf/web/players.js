@@ -119,5 +119,7 @@ export async function showMe() {
     return null; // the page works without it
   }
   drawMe(me);
+  // A banned player (dorf admin ban) sees the pages, and why everything it tries is refused.
+  if (me.banned) document.querySelector("main")?.before(el("p", { class: "note banned", id: "banned", role: "alert" }, me.banned));
   return me;
 }

@@ -174,7 +174,13 @@ function accountBox(mine) {
         } catch (e) { toast(e.message); }
       } }, t("player.sign_out_everywhere"))),
     // API tokens are for programs: folded away from the player's own settings (issue 61).
-    el("details", { class: "bot-makers", id: "bot-makers" }, el("summary", {}, t("player.bot_makers")), tokens.box));
+    el("details", { class: "bot-makers", id: "bot-makers" }, el("summary", {}, t("player.bot_makers")), tokens.box),
+    // Their data (docs/server.md, "Privacy"): all of it as JSON, or the account deleted.
+    el("details", { class: "your-data", id: "your-data" }, el("summary", {}, t("player.your_data")),
+      el("p", { class: "note" }, t("player.your_data_note"), " ", el("a", { href: "/privacy" }, t("nav.privacy"))),
+      el("p", {}, el("a", { class: "button secondary", id: "export-data", href: "/api/me/export", download: `dorf-${mine.name}.json` }, t("player.export"))),
+      form("delete-account", t("player.delete_account"), [{ name: "name", label: t("player.delete_type_name"), max: "20" }],
+        (body) => api("POST", "/api/me/delete", body), () => { location.href = "/"; }, t("player.delete_button"))));
   return box;
 }
 

@@ -1,9 +1,10 @@
 // The replay viewer: open a record file (or a finished game of this server) and step through it.
 import { Board } from "./board.js";
-import { api, el, toast, modeName, put } from "./util.js";
+import { api, el, toast, modeName, put, tokensOf } from "./util.js";
 import { onLanguage, server, t } from "./i18n.js";
 import { logWords } from "./words.js";
 import { playerName } from "./players.js";
+import { talkList } from "./table.js";
 
 /** A step in words, its tile drawn small (issue 61): [picture, "Lea placed a grain tile …"]. */
 function stepWords(s) {
@@ -22,7 +23,9 @@ export function replayPage(root, id) {
   const host = el("div", { class: "replay" });
   put(root, host);
   if (id) {
-    api("GET", `/api/games/${id}/replay`).then((data) => viewer(host, data)).catch((e) => {
+    // The seats' tokens this browser holds: a player of the game reads its table talk too.
+    const held = { "X-Seat-Tokens": tokensOf(id).join(",") };
+    api("GET", `/api/games/${id}/replay`, undefined, held).then((data) => viewer(host, data)).catch((e) => {
       put(host, el("section", { class: "card" }, el("h1", { class: "page-title" }, t("replay.title")), el("p", {}, e.message)));
     });
     return;
@@ -68,6 +71,16 @@ function endText(data) {
   return t("replay.unfinished_long");
 }
 
+/** The game's table talk, if the replay carries it (issue 63): every message, as text. */
+function replayTalk(data) {
+  const talk = data.talk || data.table?.talk || [];
+  if (!talk.length) return null;
+  const list = talkList(talk, (m) => playerName(m.name ?? data.players[m.seat] ?? "?"), { id: "replay-talk", "aria-live": "off", tabindex: "0" });
+  // Each after the move it followed (its number, as the list of moves numbers them).
+  talk.forEach((m, i) => { if (typeof m.move === "number") list.children[i].prepend(el("span", { class: "log-turn" }, String(m.move))); });
+  return el("div", { class: "card card-talk" }, el("h2", { class: "section" }, t("replay.talk")), el("div", { class: "talk-scroll" }, list));
+}
+
 function viewer(host, data, at = data.steps.length) {
   document.body.classList.add("fill");
   let step = at;
@@ -90,7 +103,8 @@ function viewer(host, data, at = data.steps.length) {
     el("div", { class: "card" }, el("h1", { class: "page-title" }, t("replay.heading", { mode: modeName(data.mode) })), el("p", {}, data.players.map(playerName).join(", ")),
       el("p", { class: "note" }, t("replay.seed", { seed: String(data.seed_text ?? data.seed) })),
       el("p", { class: "replay-result", id: "replay-result" }, endText(data)), controls, text, scores),
-    el("div", { class: "card" }, el("h2", { class: "section" }, t("replay.moves")), log));
+    el("div", { class: "card" }, el("h2", { class: "section" }, t("replay.moves")), log),
+    replayTalk(data));
   const board = new Board(boardHost, {});
   put(host, el("div", { class: "game" }, wrap, panel));
   slider.addEventListener("input", () => go(Number(slider.value)));

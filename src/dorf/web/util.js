@@ -21,8 +21,8 @@ export function el(tag, attrs = {}, ...children) {
 
 /** A request to the server: ``body`` an object to send as JSON, or a string already JSON text
  * (sent as it is: a record's 63-bit seed would lose digits through a JavaScript number). */
-export async function api(method, path, body) {
-  const init = { method, headers: {} };
+export async function api(method, path, body, headers = {}) {
+  const init = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);

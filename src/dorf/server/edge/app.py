@@ -11,7 +11,12 @@ Routes (details in ``docs/server.md``):
   ``.../join``, ``.../move``, ``.../preview``, ``.../undo``, ``.../hint``, ``.../resign`` (POST),
   ``.../record`` and ``.../replay`` (GET, once the game is over);
 - ``/api/replay`` (POST a record: its steps), ``/api/campaigns...``;
-- ``/ws/ID``: the game's websocket (:mod:`dorf.server.edge.socket`).
+- ``/ws/ID``: the game's websocket (:mod:`dorf.server.edge.socket`);
+- ``/metrics``: Prometheus' text (:mod:`dorf.server.edge.metrics`); ``/api/health`` says the version.
+
+Every ``GET`` answers ``HEAD`` too (:mod:`dorf.server.edge.head`), and every request and
+websocket gets an id, answered in ``X-Request-Id`` and named by its log lines
+(:mod:`dorf.server.edge.logs`).
 
 Only requests for the server's own host names are answered (DNS rebinding);
 pages carry a Content-Security-Policy; a POST or a websocket from a page of
@@ -35,18 +40,24 @@ from typing import Any
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from dorf.formats.record import RecordError
 from dorf.players.levels import levels
-from dorf.server.campaigns import SEALED, CampaignDesk, finished_game, record_request
+from dorf.server.campaigns import SEALED
+from dorf.server.campaigns.routes import add_campaign_routes
 from dorf.server.computer.hints import check_hint_allowed
 from dorf.server.config import ServerConfig
 from dorf.server.daily.routes import add_daily_routes
 from dorf.server.edge.assets import LANGUAGES, Asset, Assets, accepts_gzip, headers_for, preferred_language
+from dorf.server.edge.head import HeadAsGet
 from dorf.server.edge.limits import HostCheck, allowed_origin, client_address, page_policy
+from dorf.server.edge.logs import RequestIds
+from dorf.server.edge.metrics import CountRequests, Metrics, add_metrics_route, server_version
 from dorf.server.edge.missing import MissingPages, wants_page
 from dorf.server.edge.parts import ServerParts
 from dorf.server.edge.players import add_player_routes
+from dorf.server.edge.privacy import add_privacy_routes
 from dorf.server.edge.socket import serve_socket
 from dorf.server.lobby.routes import add_lobby_routes, open_game
 from dorf.server.protocol.messages import (
@@ -60,7 +71,7 @@ from dorf.server.protocol.messages import (
 from dorf.server.round.creating import RateLimited, count_new_game
 from dorf.server.round.game import Broken, Game
 from dorf.server.round.preview import preview
-from dorf.server.round.seats import check_seat, token_seats
+from dorf.server.round.seats import check_seat, seats_for, token_seats
 from dorf.server.storage.base import StorageError
 
 log = logging.getLogger("dorf.server")
@@ -80,6 +91,7 @@ PAGES = (
     "/replay/{game_id}",
     "/campaigns",
     "/campaigns/{name}",
+    "/campaigns/{name}/join/{code}",
     "/@/{name}",
     "/daily",
     "/daily/{day}",
@@ -118,25 +130,28 @@ def build_app(config: ServerConfig, make: Callable[[ServerConfig], ServerParts])
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub = make(config)
         await hub.start()
-        desk = CampaignDesk(config.db)
-        await desk.open()
-        state["hub"], state["desk"] = hub, desk
+        state["hub"] = hub
         app.state.hub = hub
         try:
             yield
         finally:
-            await desk.close()
             await hub.close()
 
     app = FastAPI(title="dorf", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(HostCheck, hosts=config.allowed_hosts)
+    if config.trusted_proxies:  # a trusted proxy's X-Forwarded-For and -Proto: the client's address, scheme
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(config.trusted_proxies))
+
+    def metrics() -> Metrics | None:
+        return state["hub"].metrics if "hub" in state else None
+
+    # Outermost last: the request's id (seeing the proxy's own address), HEAD as GET, the count.
+    app.add_middleware(CountRequests, metrics=metrics)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(RequestIds, proxies=config.trusted_proxies)
 
     def hub() -> ServerParts:
         result: ServerParts = state["hub"]
-        return result
-
-    def desk() -> CampaignDesk:
-        result: CampaignDesk = state["desk"]
         return result
 
     async def body_of(request: Request) -> Any:
@@ -248,7 +263,9 @@ def build_app(config: ServerConfig, make: Callable[[ServerConfig], ServerParts])
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return hub().health()
+        return {**hub().health(), "version": server_version()}
+
+    add_metrics_route(app, lambda: hub().metrics, config.metrics_token)
 
     @app.post("/api/games")
     async def create_game(request: Request) -> JSONResponse:
@@ -359,56 +376,36 @@ def build_app(config: ServerConfig, make: Callable[[ServerConfig], ServerParts])
 
     @app.get("/api/games/{game_id}/replay")
     async def replay_game(game_id: str, request: Request) -> dict[str, Any]:
-        session = (await finished(game_id)).session
-        return await hub().computer.replay(session.record(), client_address(request))
+        game = await finished(game_id)
+        session = game.session
+        steps = await hub().computer.replay(session.record(), client_address(request))
+        # The table's talk (issue 63) is for the table: a replay shows it to the game's players
+        # only (their player holds a seat, or the page sends a seat's token: X-Seat-Tokens), as
+        # the live game does (a watcher reads none of it).
+        tokens = [t[:200] for t in request.headers.get("x-seat-tokens", "").split(",") if t][:8]
+        seated = bool(tokens) and bool(seats_for(game, tokens)[0])
+        if not seated:
+            try:
+                player = await hub().players.player_of(request)
+            except ProtocolError:  # banned: a visitor here
+                player = None
+            seated = player is not None and any(seat.player_id == player.id for seat in session.seats)
+        return {**steps, "talk": await hub().talk.replay(game_id) if seated else []}
 
     @app.post("/api/replay")
     async def replay(request: Request) -> dict[str, Any]:
         record = need_object(await read_body(request), "a record")
         return await hub().computer.replay(record, client_address(request))
 
-    # --- campaigns -------------------------------------------------------------------------
+    # --- campaigns (campaigns/routes.py) ----------------------------------------------------
 
-    @app.get("/api/campaigns")
-    async def campaigns() -> dict[str, Any]:
-        return await desk().run(desk().listing)
-
-    @app.post("/api/campaigns")
-    async def new_campaign(request: Request) -> JSONResponse:
-        data = await body_of(request)
-        refused = await too_many(request, config.campaign_limit, "new campaigns")
-        if refused is not None:
-            return refused
-        return JSONResponse(await desk().run(desk().create, data), status_code=201)
-
-    @app.get("/api/campaigns/{name}")
-    async def campaign(name: str) -> dict[str, Any]:
-        return await desk().run(desk().view, name)
-
-    @app.get("/api/campaigns/{name}/score.svg")
-    async def campaign_plot(name: str) -> Response:
-        return Response(await desk().run(desk().score_svg, name), media_type="image/svg+xml")
-
-    @app.get("/api/campaigns/{name}/track.svg")
-    async def campaign_track(name: str) -> Response:
-        return Response(await desk().run(desk().track_svg, name), media_type="image/svg+xml")
-
-    @app.post("/api/campaigns/{name}/record")
-    async def campaign_record(name: str, request: Request) -> dict[str, Any]:
-        game_id, branches = record_request(await body_of(request))
-        game = await hub().playable(game_id)
-        await game.settled()
-        return await desk().run(desk().record, name, finished_game(game.session), branches)
-
-    @app.post("/api/campaigns/{name}/choose")
-    async def campaign_choose(name: str, request: Request) -> dict[str, Any]:
-        data = await body_of(request)
-        return await desk().run(desk().choose, name, data)
+    add_campaign_routes(app, hub, body_of, too_many)
 
     # --- the websockets: the lobby's first (``/ws/{game_id}`` would take ``lobby``) -------------
 
     add_lobby_routes(app, hub, body_of)
     add_player_routes(app, hub, body_of)
+    add_privacy_routes(app, hub, body_of, config)
     add_daily_routes(app, hub, body_of)
 
     @app.websocket("/ws/{game_id}")

@@ -30,7 +30,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 from dorf.server.edge.limits import client_address
-from dorf.server.players.accounts import COOKIE, need_cookie
+from dorf.server.players.accounts import BANNED, COOKIE, need_cookie
 from dorf.server.players.inputs import check_password, checked_name, checked_text
 from dorf.server.players.names import name_key
 from dorf.server.protocol.messages import ProtocolError, need_object
@@ -99,7 +99,12 @@ def add_player_routes(
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
         players = hub().players
-        player = await players.player_of(request)  # a read: it makes nobody
+        try:
+            player = await players.player_of(request)  # a read: it makes nobody
+        except ProtocolError as exc:
+            if exc.code != BANNED:
+                raise
+            return {**players.visitor(), "banned": exc.message}  # the pages still show
         return players.visitor() if player is None else await players.me(player)
 
     @app.post("/api/me")

@@ -21,13 +21,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dorf.server.edge.limits import client_address
 from dorf.server.edge.parts import ServerParts
 from dorf.server.protocol.messages import (
+    ChooseIn,
     ClientIn,
     Hello,
     MoveIn,
     Ping,
     PreviewIn,
+    ProposeIn,
     ProtocolError,
     ResignIn,
+    SayIn,
     Sync,
     UndoIn,
     error_message,
@@ -123,6 +126,8 @@ async def _act(hub: ServerParts, game: Game, conn: Connection, message: ClientIn
         if not await hub.doorman.admit(game, conn, seats):
             return  # no room for it so: turned away (conn.refusal)
         await game.settled()
+        if seats:
+            await hub.talk.load(game, again=True)  # a seat holder's state carries the table's talk
         hub.fanout.send_state(game, conn)
         conn.send({"type": "welcome", "id": ref, "seats": sorted(seats)})
         if bad:
@@ -131,6 +136,8 @@ async def _act(hub: ServerParts, game: Game, conn: Connection, message: ClientIn
             )
     elif isinstance(message, Sync):
         await game.settled()
+        if conn.seats:
+            await hub.talk.load(game, again=True)
         hub.fanout.send_state(game, conn)
     elif isinstance(message, MoveIn):
         check_seat(game.session, conn.seats, message.move.seat)
@@ -150,6 +157,30 @@ async def _act(hub: ServerParts, game: Game, conn: Connection, message: ClientIn
         check_seat(game.session, conn.seats, message.seat)
         ending = await hub.finisher.resign(game, message.seat)
         conn.send(ok_message(ref, game.session.version, **ending.json()))
+    elif isinstance(message, ChooseIn | ProposeIn | SayIn):
+        await _at_table(hub, game, conn, message)
+
+
+async def _at_table(
+    hub: ServerParts, game: Game, conn: Connection, message: ChooseIn | ProposeIn | SayIn
+) -> None:
+    """The table (issue 63): a choice, a proposal, a message of talk; answered ``ok`` only if it
+    has an id (a choice is sent often, and changes no game)."""
+    if isinstance(message, ChooseIn):
+        await hub.table.choose(game, conn, message.seat, message.placement)
+    elif isinstance(message, ProposeIn):
+        await hub.table.propose(game, conn, message.seat, message.placement, message.clear)
+    else:
+        seats = game.session.seats
+        # A banned player says nothing (dorf admin ban: seen at once); asked only for a seat this
+        # connection holds, so that nobody learns whether another seat's player is banned.
+        held = message.seat in conn.seats and 0 <= message.seat < len(seats)
+        speaker = seats[message.seat].player_id if held else None
+        if speaker is not None:
+            await hub.players.refuse_banned(speaker)
+        await hub.talk.say(game, conn, message.seat, message.text)
+    if message.id is not None:
+        conn.send({"type": "ok", "id": message.id})
 
 
 def _answering(error: ProtocolError, ref: int | str | None) -> ProtocolError:

@@ -36,21 +36,22 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dorf.games.modes import MODES
+from dorf.server.lobby.attention import Attention
 from dorf.server.lobby.listing import Addresses, Listing, address_full, expires_at
 from dorf.server.lobby.offers import push_offer
 from dorf.server.lobby.pairing import pairs
 from dorf.server.lobby.people import START_RATING, START_RD, rating_of
+from dorf.server.lobby.waiting import LobbyCounts, Waiting
 from dorf.server.protocol.messages import ProtocolError
 from dorf.server.protocol.views import Json
 from dorf.server.protocol.wire import dumps
 from dorf.server.round.clients import Connection
 from dorf.server.round.clock import parse_spec, versus
 from dorf.server.round.game import Game
-from dorf.server.round.session import HERE, ONLINE
+from dorf.server.round.session import ONLINE
 from dorf.server.storage.base import StorageError
 from dorf.server.storage.lobby import ADDRESS_FULL, note
 from dorf.server.storage.rows import Choose, OpenGame, Pool, Seek
@@ -78,24 +79,6 @@ POOLS_SHOWN = 12
 SEEKERS_EVERY = 1.0
 
 
-@dataclass
-class Waiting:
-    """A seek of this server: the player's socket hears when it is paired."""
-
-    seek: Seek
-    player: Player
-    conn: Connection
-
-
-@dataclass
-class LobbyCounts:
-    """Seeks made on this server, players it paired, open games it listed."""
-
-    seeks: int = 0
-    paired: int = 0
-    games: int = 0
-
-
 def storage_error(exc: StorageError) -> ProtocolError:
     return ProtocolError("storage", f"the lobby cannot reach the database now ({exc})", 503)
 
@@ -116,6 +99,11 @@ class Lobby:
         self.config, self.storage, self.bus = config, storage, bus
         self.cache, self.seating, self.players = cache, seating, players
         self.clients: set[Connection] = set()
+        #: The quiet lobby sockets (``/ws/lobby?only=attention``): they hear only what waits for
+        #: their player (:mod:`.attention`), not the list.
+        self.listeners: set[Connection] = set()
+        #: The hook every feature calls to tell a player what waits for them (:mod:`.attention`).
+        self.attention = Attention(storage, self._spawn, self.tell_player)
         self.waiting: dict[str, Waiting] = {}
         #: This server's seeks that ended (cancelled, or their socket closed) in the last
         #: :data:`GONE_FOR` seconds, by when: a pairing that read one before its row was deleted
@@ -127,6 +115,9 @@ class Lobby:
         self.offers: dict[str, OpenGame] = {}
         self.listing = Listing()
         self.addresses = Addresses()
+        #: The quiet sockets' addresses, counted apart (as many again): a player's other tabs
+        #: never take the room of a front page's socket.
+        self.quiet_addresses = Addresses()
         #: The time open games expire by (seconds since 1970; tests hand in their own).
         self.now: Callable[[], float] = time.time
         self.counts = LobbyCounts()
@@ -182,14 +173,22 @@ class Lobby:
 
     # --- the clients -------------------------------------------------------------------
 
-    def room(self, address: str) -> ProtocolError | None:
-        """Why a new lobby client from ``address`` cannot be let in (None: it can)."""
-        return self.addresses.room(address, len(self.clients), self.config)
+    def room(self, address: str, quiet: bool = False) -> ProtocolError | None:
+        """Why a new lobby client from ``address`` (``quiet``: a quiet one) cannot be let in
+        (None: it can)."""
+        addresses = self.quiet_addresses if quiet else self.addresses
+        return addresses.room(address, len(self.clients) + len(self.listeners), self.config)
 
-    def attach(self, conn: Connection) -> None:
-        """A new client: the list (the newest open games, and its player's own)."""
-        self.clients.add(conn)
+    def attach(self, conn: Connection, quiet: bool = False) -> None:
+        """A new client: the list (the newest open games, and its player's own); a quiet one
+        (``quiet``) hears only what waits for its player."""
+        if quiet:
+            self.quiet_addresses.add(conn.address)
+            self.listeners.add(conn)
+            conn.send('{"type":"listening"}')  # heard from now on
+            return
         self.addresses.add(conn.address)
+        self.clients.add(conn)
         self.send_state(conn)
 
     @property
@@ -238,6 +237,9 @@ class Lobby:
         if conn in self.clients:
             self.clients.discard(conn)
             self.addresses.remove(conn.address)
+        elif conn in self.listeners:
+            self.listeners.discard(conn)
+            self.quiet_addresses.remove(conn.address)
         for seek_id, waiting in list(self.waiting.items()):
             if waiting.conn is conn:
                 await self.cancel(conn, seek_id)
@@ -273,7 +275,7 @@ class Lobby:
         offers, self.offers = self.offers, {g.game: g for g in found if g.invited is not None}
         for game_id, offer in self.offers.items():
             if game_id not in offers:  # offered just now: the invited player hears it at once
-                push_offer(self.cache.games.values(), self.clients, offer)
+                push_offer(self.cache.games.values(), [*self.clients, *self.listeners], offer)
         self.listing.update(self.games.values(), self.clients)
 
     async def expire(self) -> int:
@@ -564,6 +566,12 @@ class Lobby:
             }
         )
 
+    def tell_player(self, player_id: str, text: str) -> None:
+        """Send ``text`` to the lobby sockets of ``player_id`` on this server (list and quiet)."""
+        for conn in [*self.clients, *self.listeners]:
+            if conn.player_id == player_id:
+                conn.send(text)
+
     def heard(self, payload: str) -> None:
         """A message on the lobby's channel (from any server)."""
         try:
@@ -573,6 +581,10 @@ class Lobby:
             return
         if kind == "games":
             self.stale()
+        elif kind == "attention":
+            to, told = message.get("to"), message.get("m")
+            if isinstance(to, str) and isinstance(told, dict):
+                self.tell_player(to, dumps(told))
         elif kind == "paired" and message.get("seek") in self.waiting:
             self._spawn(self.seat(str(message["seek"]), str(message["game"]), str(message["invite"])))
 
@@ -581,17 +593,3 @@ def too_many() -> ProtocolError:
     return ProtocolError(
         "too-many", f"a player has at most {LIMIT} open games and seeks at once: end one first", 429
     )
-
-
-def open_body(data: dict[str, Any]) -> None:
-    """ProtocolError unless ``data`` (``POST /api/games`` with ``"open": true``) makes a game the
-    lobby can list: an online seat at least, a seat of the creator's (``here``), not practice."""
-    seats = data.get("seats")
-    kinds = [s.get("kind", HERE) for s in seats if isinstance(s, dict)] if isinstance(seats, list) else []
-    if ONLINE not in kinds or HERE not in kinds:
-        raise ProtocolError(
-            "bad-message",
-            "an open game has a seat of yours (here) and online seats for anyone who takes them",
-        )
-    if data.get("practice") is True:
-        raise ProtocolError("bad-message", "a practice game is played at one screen: it cannot be open")

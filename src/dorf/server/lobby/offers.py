@@ -5,6 +5,8 @@ Every server reads the lobby's rows again when any server changes them (``dorf_l
 offer it has not seen before is told, on that server, to the invited player's lobby sockets and
 to the sockets of their finished games against the asker that hold their seat (where a player
 is at the end of a game): ``{"type": "rematch", "game", "mode", "clock", "rated", "name"}``.
+The lobby sockets also hear it as attention (:mod:`.attention`): ``{"type": "attention",
+"kind": "rematch", "game", "mode", "text", "name"}`` (the tab says so).
 """
 
 from __future__ import annotations
@@ -36,9 +38,20 @@ def push_offer(games: Iterable[Game], lobby_clients: Iterable[Connection], offer
     """Tell ``offer`` to its invited player's sockets on this server (see the module): in the
     lobby, and in ``games`` (the games in memory)."""
     text = dumps({"type": "rematch", **offer_json(offer)})
+    attention = dumps(
+        {
+            "type": "attention",
+            "kind": "rematch",
+            "game": offer.game,
+            "mode": offer.mode,
+            "text": f"{offer.name} offers a rematch",
+            "name": offer.name,
+        }
+    )
     for conn in list(lobby_clients):
         if conn.player_id == offer.invited:
             conn.send(text)
+            conn.send(attention)
     for game in list(games):
         session = game.session
         if not game.connections or not session.is_over:

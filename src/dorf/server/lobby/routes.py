@@ -15,6 +15,9 @@ socket's deltas, :mod:`dorf.server.protocol.delta`).  A client sends (each may c
 - ``{"type": "ping"}`` (``pong``), ``{"type": "sync"}`` (the whole list again).
 
 A spectator (no player: no cookie) may watch the list; seeking and taking need a player.
+A player's sockets also hear ``{"type": "attention", ...}`` when something waits for them
+(:mod:`.attention`); ``/ws/lobby?only=attention`` is a quiet socket that hears only that (no
+list, no seekers: the pages other than the front page open it), first ``{"type": "listening"}``.
 HTTP: ``GET /api/lobby`` (the list), ``POST /api/lobby/ID/take``.
 """
 
@@ -29,12 +32,12 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
-from dorf.server.lobby.lobby import open_body
 from dorf.server.lobby.mine import add_mine_routes
 from dorf.server.protocol.messages import ProtocolError, error_message, need_object, parse_json
 from dorf.server.protocol.requests import allowed_origin, client_address
 from dorf.server.round.clients import Connection
 from dorf.server.round.creating import count_new_game
+from dorf.server.round.session import HERE, ONLINE
 
 if TYPE_CHECKING:
     from dorf.server.lobby.parts import LobbyParts
@@ -86,14 +89,15 @@ async def serve_lobby(parts: LobbyParts, ws: WebSocket) -> None:
     pump = asyncio.get_running_loop().create_task(conn.pump())
     player = await parts.players.of_socket(ws)
     # max_connections, and max_connections_per_address: checked and counted with no wait between
-    conn.refusal = lobby.room(conn.address)
+    quiet = ws.query_params.get("only") == "attention"
+    conn.refusal = lobby.room(conn.address, quiet)
     if conn.refusal is not None:
         conn.refuse()
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(pump, 5.0)
         return
     conn.player_id = None if player is None else player.id  # a rematch offered to them is pushed
-    lobby.attach(conn)
+    lobby.attach(conn, quiet)
     try:
         while not conn.closed:
             message = await ws.receive()
@@ -140,7 +144,11 @@ async def _handle(
     if kind not in LOBBY_TYPES:
         raise ProtocolError("bad-message", f"a lobby message's type is one of {', '.join(LOBBY_TYPES)}")
     if player is None:
+        refusal = getattr(ws.state, "refusal", None)  # a banned player's socket: why
+        if isinstance(refusal, ProtocolError):
+            raise refusal
         raise ProtocolError("no-player", "open the site first: seeking and taking seats need a player", 401)
+    await parts.players.refuse_banned(player.id)  # banned since this socket opened: refused at once
     if kind == "seek":
         # the game it makes is one
         await count_new_game(parts.storage, parts.config.create_limit, client_address(ws), player.id)
@@ -185,3 +193,17 @@ async def open_game(
     answer = JSONResponse(made, status_code=201)
     answer.raw_headers.extend(h for h in cookies.raw_headers if h[0] == b"set-cookie")
     return answer
+
+
+def open_body(data: dict[str, Any]) -> None:
+    """ProtocolError unless ``data`` (``POST /api/games`` with ``"open": true``) makes a game the
+    lobby can list: an online seat at least, a seat of the creator's (``here``), not practice."""
+    seats = data.get("seats")
+    kinds = [s.get("kind", HERE) for s in seats if isinstance(s, dict)] if isinstance(seats, list) else []
+    if ONLINE not in kinds or HERE not in kinds:
+        raise ProtocolError(
+            "bad-message",
+            "an open game has a seat of yours (here) and online seats for anyone who takes them",
+        )
+    if data.get("practice") is True:
+        raise ProtocolError("bad-message", "a practice game is played at one screen: it cannot be open")

@@ -94,6 +94,8 @@ TOKEN_ID = re.compile(r"[0-9a-f]{16}")
 TOKEN_USES_KEPT = 10_000
 
 T = TypeVar("T")
+#: The error code of whatever a banned player tries (``dorf admin ban``).
+BANNED = "banned"
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,12 @@ def _unavailable(exc: StorageError) -> ProtocolError:
     return ProtocolError("storage", f"the players cannot be read or stored now ({exc})", 503)
 
 
+def banned(reason: str | None) -> ProtocolError:
+    """The refusal of anything a banned player tries (``banned``, HTTP 403)."""
+    why = f": {reason}" if reason else ""
+    return ProtocolError(BANNED, f"this player is banned from this site{why}", 403)
+
+
 def _taken(name: str) -> ProtocolError:
     return ProtocolError(
         "name-taken",
@@ -137,7 +145,7 @@ def _hasher() -> Any:
         from argon2 import PasswordHasher
     except ImportError:  # pragma: no cover - the web extra installs it
         raise ProtocolError(
-            "no-passwords", "this server cannot keep passwords: pip install 'dorf[web]'", 501
+            "no-passwords", "this server cannot keep passwords: pip install 'dorf-games[web]'", 501
         ) from None
     return PasswordHasher()
 
@@ -213,7 +221,19 @@ class Accounts:
             found = await self.storage.find_player(session=session, token=token)
         except StorageError as exc:
             raise _unavailable(exc) from None
+        if found is not None and found.banned is not None:
+            raise banned(found.banned)  # read from the database at every request: seen at once
         return None if found is None else _player(found)
+
+    async def refuse_banned(self, player_id: str) -> None:
+        """Refuse (``banned``) a player banned since it was found: for what a socket opened
+        before the ban does (a seek, a line of table talk)."""
+        try:
+            found = (await self.storage.players_by_id([player_id])).get(player_id)
+        except StorageError as exc:
+            raise _unavailable(exc) from None
+        if found is not None and found.banned is not None:
+            raise banned(found.banned)
 
     async def known(self, connection: HTTPConnection) -> Player | None:
         """The player a request or socket names (its bearer token, else its cookie), or None."""
@@ -256,8 +276,10 @@ class Accounts:
         """The player of a websocket (its bearer token, else its cookie); None: a spectator."""
         try:
             return await self.known(ws)
-        except ProtocolError:
-            return None  # the storage cannot say now: a spectator
+        except ProtocolError as exc:  # the storage cannot say now, or a banned player: a spectator
+            if exc.code == BANNED:
+                ws.state.refusal = exc  # what its seeks are answered
+            return None
 
     async def bot_of(self, ws: HTTPConnection) -> str | None:
         """The id of the player whose API token a websocket sent (None: none, or unknown)."""
@@ -460,6 +482,8 @@ class Accounts:
             raise wrong
         if not await self._verify(stored, password):
             raise wrong
+        if found.banned is not None:  # said only to whoever knows the password
+            raise banned(found.banned)
         secret = secrets.token_urlsafe(32)
         try:
             await self.storage.add_session(found.id, secret_hash(secret))
@@ -562,4 +586,14 @@ class Accounts:
             raise _unavailable(exc) from None
 
 
-__all__ = ["COOKIE", "Accounts", "Player", "bearer", "check_password", "checked_name", "need_cookie"]
+__all__ = [
+    "BANNED",
+    "COOKIE",
+    "Accounts",
+    "Player",
+    "banned",
+    "bearer",
+    "check_password",
+    "checked_name",
+    "need_cookie",
+]

@@ -269,7 +269,8 @@ class Description:
 
     def document(self, seats: Collection[int] = ()) -> Json:
         """What a client holding ``seats`` knows now: ``{"you": {"seats", "legal"}, "game":
-        public(seats)}``, ``legal`` for its seats that decide now.  Made once per version for
+        public(seats)}``, ``legal`` for its seats that decide now (at a cooperative table, for
+        the seat that decides, whichever it holds: the others propose among them).  Made once per version for
         each view, and never changed in place: the server sends the next change as a delta
         from it (:mod:`dorf.server.protocol.delta`)."""
         ordered = sorted(seats)
@@ -278,7 +279,10 @@ class Description:
         doc: Json | None = cache.get(key)
         if doc is None:
             waiting = self.waiting()
-            you = {"seats": ordered, "legal": {str(s): self.legal(s) for s in ordered if s in waiting}}
+            # At a table of one board (the cooperative game) a seated client that does not place
+            # is shown where the placing seat may place: it proposes among them (issue 63).
+            shown = waiting if ordered and len(self.session.state.areas) == 1 else ordered
+            you = {"seats": ordered, "legal": {str(s): self.legal(s) for s in shown if s in waiting}}
             doc = cache[key] = {"you": you, "game": self.public(seats)}
         return doc
 

@@ -37,7 +37,9 @@ MAX_BODY = 1_000_000
 #: Client message types.
 #: A move's key (:attr:`Move.key`).
 MOVE_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
-CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync", "resign")
+CLIENT_TYPES = ("hello", "move", "preview", "undo", "ping", "sync", "resign", "choose", "propose", "say")
+#: The longest message of table talk, in characters (after stripping).
+MAX_TALK = 200
 
 
 class ProtocolError(ValueError):
@@ -119,6 +121,8 @@ def check_text(text: str | bytes, data: Any) -> None:
 #: A JSON escape that may spell half of a surrogate pair (only then is the document walked).
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: Control characters (C0, DEL, C1) other than white space, which a message of talk never holds.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _has_surrogate(data: Any) -> bool:
@@ -268,7 +272,36 @@ class ResignIn:
     seat: int
 
 
-ClientIn = Hello | MoveIn | PreviewIn | UndoIn | Ping | Sync | ResignIn
+@dataclass(frozen=True)
+class ChooseIn:
+    """``choose``: the active seat's considered cell and rotation (None: it cleared it); not a move."""
+
+    id: int | str | None
+    seat: int
+    placement: Placement | None
+
+
+@dataclass(frozen=True)
+class ProposeIn:
+    """``propose``: a seat proposes a placement of the current tile (cooperative games);
+    ``clear``: it withdraws that one, or all of its proposals (``placement`` None)."""
+
+    id: int | str | None
+    seat: int
+    placement: Placement | None
+    clear: bool = False
+
+
+@dataclass(frozen=True)
+class SayIn:
+    """``say``: a message of table talk from a seat (stripped, 1 to :data:`MAX_TALK` characters)."""
+
+    id: int | str | None
+    seat: int
+    text: str
+
+
+ClientIn = Hello | MoveIn | PreviewIn | UndoIn | Ping | Sync | ResignIn | ChooseIn | ProposeIn | SayIn
 
 
 def read_client(text: str) -> ClientIn:
@@ -295,6 +328,13 @@ def read_client(text: str) -> ClientIn:
             return UndoIn(ref, parse_seat(data.get("seat")))
         if kind == "resign":
             return ResignIn(ref, parse_seat(data.get("seat")))
+        if kind == "choose":
+            seat, placement, _ = table_placement(data, clearing=False)
+            return ChooseIn(ref, seat, placement)
+        if kind == "propose":
+            return ProposeIn(ref, *table_placement(data, clearing=True))
+        if kind == "say":
+            return SayIn(ref, parse_seat(data.get("seat")), parse_talk(data.get("text")))
         return Ping(ref) if kind == "ping" else Sync(ref)
     except ProtocolError as exc:
         exc.ref = ref
@@ -307,6 +347,50 @@ def preview_of(data: dict[str, Any]) -> tuple[int, Placement]:
     if move.placement is None:
         raise ProtocolError("bad-message", "a preview is of a placement (at, rot)")
     return move.seat, move.placement
+
+
+def table_placement(data: dict[str, Any], *, clearing: bool) -> tuple[int, Placement | None, bool]:
+    """The seat, placement and ``clear`` of a ``choose`` or ``propose``: ``{"seat", "at", "rot"}``,
+    or ``{"seat", "clear": true}`` (a ``propose`` may name the one it withdraws: ``clearing``).
+
+    >>> table_placement({"seat": 1, "clear": True}, clearing=False)
+    (1, None, True)
+    >>> table_placement({"seat": 1, "clear": True, "at": [0, 1], "rot": 2}, clearing=True)
+    (1, Placement(at=Hex(0, 1), rot=2), True)
+    """
+    clear = data.get("clear", False)
+    if not isinstance(clear, bool):
+        raise ProtocolError("bad-message", "clear must be true or false")
+    if clear and (not clearing or ("at" not in data and "rot" not in data)):
+        if "at" in data or "rot" in data:
+            raise ProtocolError("bad-message", "a choice is cleared with clear alone, without at and rot")
+        return parse_seat(data.get("seat")), None, True
+    if "pick" in data:
+        raise ProtocolError("bad-message", "a choice or proposal is a placement (at, rot), not a pick")
+    move = _parse_decision(data)
+    return move.seat, move.placement, clear
+
+
+def parse_talk(raw: Any) -> str:
+    """A message of table talk: one line of text, stripped, 1 to :data:`MAX_TALK` characters; a
+    run of white space (a line break, a tab) is one space, another control character is refused.
+    Markup is kept as it is: the text is always shown as text, never markup.
+
+    >>> parse_talk("  <b>Here?</b>\\n\\n or there ")
+    '<b>Here?</b> or there'
+    """
+    if not isinstance(raw, str):
+        raise ProtocolError("bad-message", "text must be a string")
+    if len(raw) > 4 * MAX_TALK:
+        raise ProtocolError("talk-too-long", f"a message is at most {MAX_TALK} characters, not {len(raw)}")
+    text = " ".join(raw.split())
+    if _CONTROL.search(text):
+        raise ProtocolError("bad-message", "a message is text: no control characters")
+    if not text:
+        raise ProtocolError("talk-empty", "say something: the message is empty")
+    if len(text) > MAX_TALK:
+        raise ProtocolError("talk-too-long", f"a message is at most {MAX_TALK} characters, not {len(text)}")
+    return text
 
 
 # --- what the server sends (ClientOut) ------------------------------------------------------

@@ -61,8 +61,18 @@ class GameEnded:
     ending: Ending
 
 
-Event = GameCreated | GameChanged | SeatTaken | GameEnded
-E = TypeVar("E", GameCreated, GameChanged, SeatTaken, GameEnded)
+@dataclass(frozen=True)
+class ProposalMade:
+    """A seat proposed a placement at a cooperative table on this server (``active``: the seat
+    that places the tile, whose player the proposal is for)."""
+
+    game: Game
+    seat: int
+    active: int
+
+
+Event = GameCreated | GameChanged | SeatTaken | GameEnded | ProposalMade
+E = TypeVar("E", GameCreated, GameChanged, SeatTaken, GameEnded, ProposalMade)
 
 
 class Events:

@@ -7,13 +7,15 @@ pair of views however many clients share them, and a whole state only on
 connecting or asking (``sync``).  Each state and delta says the server's time
 (``now``, ms since 1970: the page's clocks tick from it; and ``rate``, how many times
 faster than real time the clocks run, where that is not 1: ``--clock-scale``, for tests).
+A state also carries the game's table (``"table"``: the active choice, the proposals, the talk:
+:mod:`~dorf.server.round.table`), and once a change has gone out the table hears of it.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from dorf.server.protocol.delta import diff
 from dorf.server.protocol.messages import saved_message
@@ -22,12 +24,28 @@ from dorf.server.round.clients import Connection
 from dorf.server.round.game import Broken, Game
 
 
-class Fanout:
-    """Sends the states and deltas of games to their clients; ``now`` is the clocks' time."""
+class TableView(Protocol):
+    """What the fan-out asks of a game's table (:class:`~dorf.server.round.table.Table`)."""
 
-    def __init__(self, now: Callable[[], float] = time.time, rate: float = 1.0) -> None:
+    def text(self, game: Game, seats: set[int]) -> str:
+        """A state's ``"table"`` for a client holding ``seats``, as JSON text."""
+        ...
+
+    def changed(self, game: Game) -> None:
+        """The game changed and its clients have their deltas."""
+        ...
+
+
+class Fanout:
+    """Sends the states and deltas of games to their clients; ``now`` is the clocks' time,
+    ``table`` the games' tables (None: states carry none)."""
+
+    def __init__(
+        self, now: Callable[[], float] = time.time, rate: float = 1.0, table: TableView | None = None
+    ) -> None:
         self.now = now
         self.rate = rate
+        self.table = table
 
     def _now(self) -> str:
         now = str(round(self.now() * 1000))
@@ -45,7 +63,8 @@ class Fanout:
         # the server's time, for the page's clocks: only a game with a clock needs it
         clocked = game.session.clock is not None
         head = '{"type":"state","now":' + self._now() + ',"you":' if clocked else '{"type":"state","you":'
-        conn.send(head + dumps(doc["you"]) + ',"game":' + game_text + "}")
+        table = "" if self.table is None else ',"table":' + self.table.text(game, conn.seats)
+        conn.send(head + dumps(doc["you"]) + ',"game":' + game_text + table + "}")
         conn.doc = doc
 
     def broadcast(self, game: Game) -> None:
@@ -89,6 +108,8 @@ class Fanout:
                 )
             conn.send(text)
             conn.doc = new
+        if self.table is not None:
+            self.table.changed(game)
 
     def saved(self, game: Game, version: int, movers: list[Connection]) -> None:
         """The game is stored up to ``version``: tell the clients whose changes those were."""

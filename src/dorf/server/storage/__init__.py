@@ -6,12 +6,15 @@
   storage's own errors;
 - :mod:`.sql`: the one SQL helper, the two databases' differences in one :class:`~.sql.Dialect`;
 - the stores, each written once against it: :mod:`.games`, :mod:`.people` (players and
-  ratings), :mod:`.daily` (the challenge, leaderboards, lessons), :mod:`.lobby`;
+  ratings), :mod:`.daily` (the challenge, leaderboards, lessons), :mod:`.lobby`,
+  :mod:`.campaigns` (the groups' campaigns);
 - :mod:`.schema`: the tables' migration steps, the same on both databases (one
   :func:`dorf.db.migrate`);
 - :mod:`.sqlite` (with :mod:`.writer`): a server alone on a SQLite file, changes written behind;
 - :mod:`.postgres`: servers sharing a PostgreSQL database, changes stored by compare-and-set;
-- :mod:`.bus`: what a server hears of the others' changes (nothing, alone; LISTEN/NOTIFY).
+- :mod:`.bus`: what a server hears of the others' changes (nothing, alone; LISTEN/NOTIFY);
+- :mod:`.upgrade`: what an upgrade of a database would do, and doing it (``dorf migrate``);
+  :mod:`.backup`: a copy of a live database, and putting one back (``dorf backup``, ``restore``).
 
 The storage imports no feature package (``dorf.server.lobby``, ``daily``, ``players``,
 ``round``...): they import it.
@@ -29,10 +32,17 @@ from dorf.server.storage.postgres import PostgresStorage, PostgresTables, is_url
 from dorf.server.storage.sqlite import SqliteStorage, SqliteTables
 
 
+def open_tables(db: str | Path | None) -> SqliteTables | PostgresTables:
+    """The tables of ``--db`` without a server's writer (for ``dorf admin`` and
+    :func:`check_database`), migrated as ``dorf serve`` would; ``DatabaseError`` (one line) if the
+    database cannot be used."""
+    return PostgresTables(str(db), lease=0.0) if is_url(db) else SqliteTables(db)
+
+
 def check_database(db: str | Path | None) -> None:
     """Open and close the database of ``--db`` once, migrating its tables: ``DatabaseError`` (one
     line) if it cannot be used (so ``dorf serve`` says so before it listens)."""
-    (PostgresTables(str(db), lease=0.0) if is_url(db) else SqliteTables(db)).close()
+    open_tables(db).close()
 
 
 def open_storage(db: str | Path | None, *, grace: float = 20.0, lease: float = 15.0) -> tuple[Storage, Bus]:
@@ -43,4 +53,4 @@ def open_storage(db: str | Path | None, *, grace: float = 20.0, lease: float = 1
     return SqliteStorage(db, grace), Alone()
 
 
-__all__ = ["Bus", "Storage", "check_database", "is_url", "open_storage", "redact"]
+__all__ = ["Bus", "Storage", "check_database", "is_url", "open_storage", "open_tables", "redact"]

@@ -46,16 +46,18 @@ from dorf.server.storage.rows import (
     StoredRating,
     StoredSeat,
     StoredToken,
+    TalkLine,
     decision_text,
     now,
     secret_hash,
 )
 from dorf.server.storage.sql import Dialect
+from dorf.server.storage.talk import TalkCalls
 
 T = TypeVar("T")
 
 
-class Storage(PeopleCalls, DailyCalls, LobbyCalls, ABC):
+class Storage(PeopleCalls, DailyCalls, LobbyCalls, TalkCalls, ABC):
     """The server's games and what several servers share, in a database (its calls run in a
     thread of the storage's own: the event loop never waits for the database).
 
@@ -84,6 +86,11 @@ class Storage(PeopleCalls, DailyCalls, LobbyCalls, ABC):
     def counts(self) -> dict[str, int]:
         """Transactions and changes written so far, and changes waiting (``/api/health``)."""
         ...
+
+    @abstractmethod
+    def time_writes(self, timed: Callable[[float], None]) -> None:
+        """Have ``timed`` told the seconds of each try to write a transaction of game changes
+        (``/metrics``: ``dorf_storage_write_seconds``)."""
 
     @abstractmethod
     async def create_game(self, game: StoredGame, thinker: str | None) -> bool:
@@ -171,6 +178,7 @@ __all__ = [
     "StoredRating",
     "StoredSeat",
     "StoredToken",
+    "TalkLine",
     "Unavailable",
     "decision_text",
     "now",

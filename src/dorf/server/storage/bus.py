@@ -35,6 +35,7 @@ from dorf.server.storage.base import Change
 from dorf.server.storage.games import CHANNEL
 from dorf.server.storage.lobby import LOBBY_CHANNEL
 from dorf.server.storage.postgres import one_line, redact
+from dorf.server.storage.talk import TABLE_CHANNEL
 
 try:
     import psycopg
@@ -71,6 +72,12 @@ class Bus(Protocol):
         (:data:`~dorf.server.storage.lobby.LOBBY_CHANNEL`), from any server, this one too."""
         ...
 
+    def on_table(self, hear: Callable[[str], None]) -> None:
+        """Tell ``hear`` (on the event loop) every message on the tables' channel
+        (:data:`~dorf.server.storage.talk.TABLE_CHANNEL`: talk, choices, proposals), from any
+        server, this one too (each names its origin)."""
+        ...
+
 
 class Alone:
     """A server alone on its database: nobody else changes its games."""
@@ -88,6 +95,9 @@ class Alone:
 
     def on_lobby(self, hear: Callable[[str], None]) -> None:
         """Nothing to hear: the lobby of a server alone is all here."""
+
+    def on_table(self, hear: Callable[[str], None]) -> None:
+        """Nothing to hear: every table of a server alone is here."""
 
 
 class PostgresBus:
@@ -107,6 +117,7 @@ class PostgresBus:
         self._lock = threading.Lock()
         self._waiting: list[tuple[str, str]] = []
         self._hear_lobby: Callable[[str], None] = lambda payload: None
+        self._hear_table: Callable[[str], None] = lambda payload: None
         #: Set once the listener listens (tests and start-up wait for it).
         self.listening = threading.Event()
         self.heard = 0
@@ -122,6 +133,9 @@ class PostgresBus:
 
     def on_lobby(self, hear: Callable[[str], None]) -> None:
         self._hear_lobby = hear
+
+    def on_table(self, hear: Callable[[str], None]) -> None:
+        self._hear_table = hear
 
     async def stop(self) -> None:
         self._stop.set()
@@ -139,6 +153,7 @@ class PostgresBus:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     conn.execute(f"LISTEN {LOBBY_CHANNEL}")
+                    conn.execute(f"LISTEN {TABLE_CHANNEL}")
                     self.listening.set()
                     if lost:
                         log.warning("dorf: hearing the other servers again")
@@ -181,6 +196,9 @@ class PostgresBus:
         for channel, payload in payloads:
             if channel == LOBBY_CHANNEL:
                 self._hear_lobby(payload)
+                continue
+            if channel == TABLE_CHANNEL:
+                self._hear_table(payload)
                 continue
             try:
                 change = Change.parse(payload)

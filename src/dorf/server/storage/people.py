@@ -149,7 +149,7 @@ NAMES_STEP = f"""
 
 _PLAYER = (
     "SELECT p.id, p.name, p.bot, (SELECT count(*) FROM server_password w WHERE w.player_id = p.id),"
-    " p.created FROM server_player p"
+    " p.created, p.banned FROM server_player p"
 )
 _RATING = "SELECT mode, rating, rd, volatility, games, played FROM server_rating"
 _CHANGE = (
@@ -160,7 +160,8 @@ _CHANGE = (
 
 
 #: What a player who never played is: no seat in any game, no daily attempt, no rated game, no
-#: seek or open game in the lobby, no password and no API token (``p``: the player's row).
+#: seek or open game in the lobby, no password, no API token and no campaign (``p``: the player's
+#: row).
 NEVER_PLAYED = (
     "p.bot = 0"
     " AND NOT EXISTS (SELECT 1 FROM server_seat s WHERE s.player_id = p.id)"
@@ -170,6 +171,7 @@ NEVER_PLAYED = (
     " AND NOT EXISTS (SELECT 1 FROM lobby_game g WHERE g.creator = p.id)"
     " AND NOT EXISTS (SELECT 1 FROM server_password w WHERE w.player_id = p.id)"
     " AND NOT EXISTS (SELECT 1 FROM server_token t WHERE t.player_id = p.id)"
+    " AND NOT EXISTS (SELECT 1 FROM server_campaign_member c WHERE c.player_id = p.id)"
 )
 
 
@@ -187,7 +189,7 @@ def _change(row: Sequence[Any]) -> RatingChange:
 
 
 def _player(row: Sequence[Any]) -> StoredPlayer:
-    return StoredPlayer(row[0], row[1], bool(row[2]), bool(row[3]), row[4])
+    return StoredPlayer(row[0], row[1], bool(row[2]), bool(row[3]), row[4], row[5])
 
 
 class PeopleTables:

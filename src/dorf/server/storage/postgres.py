@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -115,14 +116,14 @@ class PostgresTables:
 
     def __init__(self, url: str, lease: float) -> None:
         if psycopg is None:
-            raise DatabaseError("PostgreSQL needs psycopg: pip install 'dorf[web]'")
+            raise DatabaseError("PostgreSQL needs psycopg: pip install 'dorf-games[web]'")
         self.url = url
         self.lease = lease
         self._conn: Any = None
         try:
             with self.transaction() as conn:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-                migrate(conn, "server", SCHEMA, mark="%s", step=contextlib.nullcontext)
+                migrate(conn, "server", SCHEMA, mark="%s", step=contextlib.nullcontext, logger=log)
         except Unavailable as exc:
             raise DatabaseError(f"cannot use database {redact(url)}: {exc}") from None
 
@@ -323,6 +324,8 @@ class Committer:
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         self.written = 0
+        #: Told the seconds of each transaction's try (``/metrics``), if set.
+        self.timed: Callable[[float], None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -350,18 +353,25 @@ class Committer:
             self._wake.clear()
             while self._queue:
                 batch, self._queue = self._queue, []
+                start = time.perf_counter()
                 try:
                     results = await self._write([change for change, _ in batch])
                 except Exception as exc:  # every change of the batch is told
+                    self._timed(start)
                     for _, done in batch:
                         if not done.done():
                             done.set_exception(exc)
                     continue
+                self._timed(start)
                 self.batches += 1
                 self.written += sum(results)
                 for (_, done), written in zip(batch, results, strict=True):
                     if not done.done():
                         done.set_result(written)
+
+    def _timed(self, start: float) -> None:
+        if self.timed is not None:
+            self.timed(time.perf_counter() - start)
 
 
 class PostgresStorage(Storage):
@@ -418,6 +428,9 @@ class PostgresStorage(Storage):
 
     def counts(self) -> dict[str, int]:
         return {"transactions": self.committer.batches, "changes": self.committer.written, "waiting": 0}
+
+    def time_writes(self, timed: Callable[[float], None]) -> None:
+        self.committer.timed = timed
 
     async def people(self, work: Callable[..., T], *args: Any) -> T:
         return await self.run(self._tables.people, work, *args)

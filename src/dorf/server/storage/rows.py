@@ -193,6 +193,8 @@ class StoredPlayer:
     bot: bool = False
     has_password: bool = False
     created: str = ""
+    #: Why the player is banned (``dorf admin ban``; None: it is not).
+    banned: str | None = None
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,28 @@ class OpenGame:
             self.invited,
             self.since,
         )
+
+
+@dataclass(frozen=True)
+class TalkLine:
+    """One message of a game's table talk (issue 63): its number in the game (from 1), the seat
+    and name that said it, its text, when (``at``, UTC ISO 8601) and after how many decisions
+    (``move``)."""
+
+    n: int
+    seat: int
+    name: str
+    text: str
+    at: str
+    move: int
+
+    def json(self, *, move: bool = False) -> dict[str, Any]:
+        """As the clients get it (``{"n", "seat", "name", "text", "at"}``), with ``move`` for a replay."""
+        out: dict[str, Any] = {"n": self.n, "seat": self.seat, "name": self.name, "text": self.text}
+        out["at"] = self.at
+        if move:
+            out["move"] = self.move
+        return out
 
 
 def now() -> str:

@@ -6,12 +6,15 @@ the end.  How a game is read and written is :mod:`.games`.
 
 from __future__ import annotations
 
+from dorf.server.storage.admin import ADMIN_STEP
+from dorf.server.storage.campaigns import SCHEMA_STEP as CAMPAIGN_STEP
 from dorf.server.storage.daily import LESSONS_STEP
 from dorf.server.storage.daily import SCHEMA_STEP as DAILY_STEP
 from dorf.server.storage.lobby import ADDRESS_STEP as LOBBY_ADDRESS_STEP
 from dorf.server.storage.lobby import SCHEMA_STEP as LOBBY_STEP
 from dorf.server.storage.people import COUNTED_STEP, NAMES_STEP, TOKENS_STEP
 from dorf.server.storage.people import SCHEMA_STEP as PLAYERS_STEP
+from dorf.server.storage.talk import TALK_STEP
 
 SCHEMA: tuple[str, ...] = (
     """
@@ -112,4 +115,11 @@ SCHEMA: tuple[str, ...] = (
     # Players made when needed and swept if they never play; names told apart by their skeletons
     # (the keys computed again), a name given up held a while (issue 60).
     NAMES_STEP,
+    # Administration (issue 64): bans, one-time sign-in links, the administration log.
+    ADMIN_STEP,
+    # Table talk (issue 63): the messages a game's seated players say, kept with the game.
+    TALK_STEP,
+    # The group's campaigns on the site (issue 63): campaigns with their members, games, track and
+    # the seats of their next game, in the server's own database (before, in a SQLite file apart).
+    CAMPAIGN_STEP,
 )

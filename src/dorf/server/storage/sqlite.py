@@ -20,6 +20,7 @@ server always thinks for its own computer seats.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import sqlite3
 import time
@@ -54,6 +55,7 @@ from dorf.server.storage.sql import SQLITE, Sql
 from dorf.server.storage.writer import Writer
 
 T = TypeVar("T")
+log = logging.getLogger("dorf.server")
 #: The window of the creation limits, in seconds.
 WINDOW = 60.0
 #: Keys (addresses) a creation limit remembers at most; the oldest are forgotten first.
@@ -113,7 +115,7 @@ class SqliteTables:
         # WAL with synchronous=NORMAL: a commit survives a crash of the server process
         # (the case that matters here) without an fsync per move.
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        migrate(self.conn, "server", SCHEMA)
+        migrate(self.conn, "server", SCHEMA, logger=log)
 
     def close(self) -> None:
         self.conn.close()
@@ -249,6 +251,9 @@ class SqliteStorage(Storage):
     def counts(self) -> dict[str, int]:
         writer = self.writer
         return {"transactions": writer.batches, "changes": writer.written, "waiting": writer.waiting}
+
+    def time_writes(self, timed: Callable[[float], None]) -> None:
+        self.writer.timed = timed
 
     async def people(self, work: Callable[..., T], *args: Any) -> T:
         return await self.run(self._tables.people, work, *args)

@@ -63,9 +63,20 @@ class Writer:
         self.failure = "it is busy"
         self.batches = 0
         self.written = 0
+        #: Told the seconds of each try to write a transaction (``/metrics``), if set.
+        self.timed: Callable[[float], None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _store(self, changes: list[Change]) -> None:
+        """Write ``changes`` in one transaction, timed."""
+        start = time.perf_counter()
+        try:
+            await self._write(changes)
+        finally:
+            if self.timed is not None:
+                self.timed(time.perf_counter() - start)
 
     @property
     def waiting(self) -> int:
@@ -121,7 +132,7 @@ class Writer:
                 if self.trying_since is None:
                     self.trying_since = time.monotonic()
                 try:
-                    await self._write([change for change, _ in batch])
+                    await self._store([change for change, _ in batch])
                 except Unavailable as exc:  # locked, busy, I/O: try again
                     self._failing(exc)
                     await asyncio.sleep(pause)
@@ -154,7 +165,7 @@ class Writer:
     async def _one_by_one(self, batch: list[tuple[Change, asyncio.Future[int]]]) -> None:
         for change, saved in batch:
             try:
-                await self._write([change])
+                await self._store([change])
             except Unavailable as exc:
                 self._failing(exc)
                 return  # the rest stays queued, in order
