@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_player_paths_server import duel_of_two, me
+from test_player_paths_server import ONLINE_DUEL, duel_of_two, me
 from test_players import another
-from test_server_helpers import legal_move, served, socket
+from test_server_helpers import create, legal_move, served, socket
 
 from dorf.server.lobby.attention import Turns
 
@@ -38,9 +38,9 @@ def next_attention(lobby: Any) -> dict[str, Any]:
 def test_your_move_reaches_the_players_lobby_socket_and_nobody_elses(db: Path) -> None:
     with served(db) as ann:
         bob, carl = another(ann), another(ann)
-        me(carl)
-        game_id, ann_token, bob_token = duel_of_two(ann, bob)
-        tokens = {0: (ann, ann_token), 1: (bob, bob_token)}
+        me(ann), me(bob), me(carl)
+        made = create(ann, "duel", ONLINE_DUEL, seed=None)
+        game_id = made["id"]
         with (
             ann.websocket_connect("/ws/lobby") as ann_lobby,
             bob.websocket_connect("/ws/lobby?only=attention") as bob_quiet,
@@ -49,8 +49,15 @@ def test_your_move_reaches_the_players_lobby_socket_and_nobody_elses(db: Path) -
             assert ann_lobby.receive_json()["type"] == "lobby"
             assert carl_lobby.receive_json()["type"] == "lobby"
             for lobby in (ann_lobby, bob_quiet, carl_lobby):
-                heard_until_pong(lobby)  # what was said before the move
+                heard_until_pong(lobby)
+            joined = bob.post(f"/api/games/{game_id}/join", json={"invite": made["invites"]["1"]})
+            assert joined.status_code == 200, joined.text
+            tokens = {0: (ann, made["tokens"]["0"]), 1: (bob, joined.json()["token"])}
             lobbies = {0: ann_lobby, 1: bob_quiet}
+            # The game begins: both place at once, both are told (on PostgreSQL a moment later,
+            # over the lobby's channel: waited for here, so that it is not taken for the next).
+            for lobby in lobbies.values():
+                assert next_attention(lobby)["game"] == game_id
             client, token = tokens[0]
             with socket(client, game_id, [token]) as sock:
                 state = sock.sync()
