@@ -244,3 +244,15 @@ def test_a_banned_player_says_nothing_at_the_table(db: Path, capsys: pytest.Capt
         capsys.readouterr()
         assert sql(db, "SELECT name, text FROM server_talk") == [("Deleted player", "hello")]
         assert host.get("/api/me/export").json()["talk"] == []
+
+
+def test_exports_are_limited_per_address(db: Path) -> None:
+    """A player's whole history is read for an export: a few a minute from one address."""
+    from dorf.server.edge.privacy import EXPORTS_PER_MINUTE
+
+    with served(db) as client:
+        player(client, "Ann")
+        for _ in range(EXPORTS_PER_MINUTE):
+            assert client.get("/api/me/export").status_code == 200
+        answer = client.get("/api/me/export")
+        assert answer.status_code == 429 and answer.headers["Retry-After"]

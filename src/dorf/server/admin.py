@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import secrets
 import sys
 import time
@@ -90,14 +89,6 @@ def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     lines = actions.add_parser("log", help="the administration log, oldest first")
     lines.add_argument("--limit", type=_limit, default=100, metavar="N", help="the last N lines (100)")
     return admin  # type: ignore[no-any-return]
-
-
-def database(db: str | None) -> str | Path:
-    """The database ``dorf admin`` works on: ``--db``, else ``$DORF_DB``, else the default file."""
-    from dorf.db import default_path
-
-    chosen = db or os.environ.get("DORF_DB") or ""
-    return chosen if chosen else default_path()
 
 
 def open_tables(db: str | Path) -> Any:
@@ -262,8 +253,10 @@ def admin_main(args: argparse.Namespace) -> int:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    from dorf.server.storage import chosen_database
+
     try:
-        tables = open_tables(database(args.db))
+        tables = open_tables(chosen_database(args.db))
         try:
             admin = Admin(tables)
             action = args.action
@@ -295,4 +288,4 @@ def admin_main(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["LINK_HOURS", "Admin", "AdminError", "add_admin_parser", "admin_main", "database", "open_tables"]
+__all__ = ["LINK_HOURS", "Admin", "AdminError", "add_admin_parser", "admin_main", "open_tables"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,18 +56,6 @@ def add_upkeep_parsers(sub: Any) -> None:
     migrate.add_argument("--db", default=None, metavar="PATH|URL", help=_DB_HELP)
 
 
-def database(db: str | None) -> str | Path:
-    """The database of ``--db``, else of ``$DORF_DB`` (a file or a URL), else the default file."""
-    from dorf.db import default_path
-
-    if db:
-        return db
-    explicit = os.environ.get("DORF_DB", "")
-    if explicit.startswith(("postgresql://", "postgres://")):
-        return explicit
-    return default_path()
-
-
 def upkeep_main(args: argparse.Namespace) -> int:
     """Run ``dorf backup``, ``dorf restore`` or ``dorf migrate``."""
     from dorf.db import DatabaseError
@@ -78,7 +65,9 @@ def upkeep_main(args: argparse.Namespace) -> int:
     except ImportError as exc:  # pragma: no cover - psycopg's absence is handled where it is used
         print(f"dorf {args.command}: {exc}", file=sys.stderr)
         return 2
-    db = database(args.db)
+    from dorf.server.storage import chosen_database
+
+    db = chosen_database(args.db)
     try:
         if args.command == "backup":
             return _backup(db, args.file)

@@ -405,7 +405,7 @@ def build_app(config: ServerConfig, make: Callable[[ServerConfig], ServerParts])
 
     add_lobby_routes(app, hub, body_of)
     add_player_routes(app, hub, body_of)
-    add_privacy_routes(app, hub, body_of, config)
+    add_privacy_routes(app, hub, body_of, config, too_many)
     add_daily_routes(app, hub, body_of)
 
     @app.websocket("/ws/{game_id}")

@@ -141,11 +141,16 @@ class PrivacyParts:
     config: ServerConfig
 
 
+#: Exports (``GET /api/me/export``) an address may ask for in a minute.
+EXPORTS_PER_MINUTE = 6
+
+
 def add_privacy_routes(
     app: FastAPI,
     hub: Callable[[], Any],
     body_of: Callable[[Request], Awaitable[Any]],
     config: ServerConfig,
+    too_many: Callable[[Request, int, str], Awaitable[JSONResponse | None]],
 ) -> None:
     """The privacy page, a player's export and deletion, and the sign-in links' page on ``app``
     (``hub()`` the server's parts once it runs, :class:`PrivacyParts`)."""
@@ -159,6 +164,10 @@ def add_privacy_routes(
     async def export_me(request: Request) -> JSONResponse:
         parts = hub()
         player = await parts.players.of_request(request, None)
+        # A player's whole history is read: a few a minute from an address (EXPORTS_PER_MINUTE).
+        refused = await too_many(request, EXPORTS_PER_MINUTE, "exports")
+        if refused is not None:
+            return refused
         data = await export(parts.storage, player)
         headers = {"Content-Disposition": f'attachment; filename="dorf-{player.name}.json"'}
         return JSONResponse(data, headers=headers)

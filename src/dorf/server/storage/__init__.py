@@ -24,12 +24,23 @@ The storage imports no feature package (``dorf.server.lobby``, ``daily``, ``play
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from dorf.db import default_path
 from dorf.server.storage.base import Storage
 from dorf.server.storage.bus import Alone, Bus, PostgresBus
 from dorf.server.storage.postgres import PostgresStorage, PostgresTables, is_url, redact
 from dorf.server.storage.sqlite import SqliteStorage, SqliteTables
+
+
+def chosen_database(db: str | None) -> str | Path:
+    """The database a command works on: ``--db``, else a PostgreSQL URL in ``$DORF_DB``, else the
+    SQLite file of :func:`dorf.db.default_path` (``$DORF_DB``'s file, or the data folder's)."""
+    if db:
+        return db
+    explicit = os.environ.get("DORF_DB", "")
+    return explicit if is_url(explicit) else default_path()
 
 
 def open_tables(db: str | Path | None) -> SqliteTables | PostgresTables:
@@ -53,4 +64,13 @@ def open_storage(db: str | Path | None, *, grace: float = 20.0, lease: float = 1
     return SqliteStorage(db, grace), Alone()
 
 
-__all__ = ["Bus", "Storage", "check_database", "is_url", "open_storage", "open_tables", "redact"]
+__all__ = [
+    "Bus",
+    "Storage",
+    "check_database",
+    "chosen_database",
+    "is_url",
+    "open_storage",
+    "open_tables",
+    "redact",
+]
