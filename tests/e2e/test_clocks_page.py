@@ -39,6 +39,12 @@ def axe_on_clocks(page: object) -> list[str]:
     return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in ("serious", "critical")]
 
 
+#: Remembers in ``window.lowSeen`` that a clock was shown low (warned), however briefly.
+LOW_SEEN = """new MutationObserver(() => {
+  if (document.querySelector('.clocks .clock.low')) window.lowSeen = true;
+}).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });"""
+
+
 def faces(page: object) -> list[dict[str, object]]:
     """Each clock the page shows: its seat, time left (ms) and classes."""
     shown: list[dict[str, object]] = page.evaluate(  # type: ignore[attr-defined]
@@ -58,6 +64,9 @@ def test_a_seat_that_lets_its_clock_run_out_loses_on_time(
     # Both place their first tile, and Ann her second: Bob's clock alone runs (a minute: 6 s here).
     decide_elsewhere(fast_clocks, gid, [tokens["0"], tokens["1"]], most=3)
     page = pages.new(*size, touch=size == PHONE)
+    # The warning lasts the clock's last 10 s (1 s here): seen by the page itself, so that a test
+    # slowed down meanwhile does not miss it.
+    page.add_init_script(LOW_SEEN)
     page.goto(f"{fast_clocks}/game/{gid}#t={tokens['1']}")
     page.locator(".clocks .clock.running").wait_for()
     first = faces(page)
@@ -67,7 +76,7 @@ def test_a_seat_that_lets_its_clock_run_out_loses_on_time(
     later = faces(page)
     assert int(str(later[1]["ms"])) < int(str(first[1]["ms"]))  # Bob's ticks down ...
     assert later[0]["ms"] == first[0]["ms"]  # ... Ann's stands
-    page.locator(".clocks .clock.low").wait_for()  # under 10 s (of the clock's time): warned
+    page.wait_for_function("window.lowSeen === true")  # under 10 s (of the clock's time): warned
     assert axe_on_clocks(page) == []
     page.locator("#clock-end").wait_for(timeout=20_000)
     assert page.locator("#clock-end").text_content() == "Bob lost on time: Ann wins"
