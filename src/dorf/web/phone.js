@@ -25,7 +25,7 @@ export const phoneMethods = {
     const button = (label, attrs, fn) => el("button", { type: "button", ...attrs, onclick: fn }, label);
     this.barTile = el("span", { class: "bar-tile" });
     this.barText = el("span", { class: "bar-text", id: "bar-text", "aria-live": "polite" });
-    this.barHint = button(t("hint.button"), { class: "small secondary bar-hint", id: "bar-hint" }, () => this.askHint());
+    this.barHint = button(t("hint.button"), { class: "small secondary bar-hint hidden", id: "bar-hint" }, () => this.askHint());
     this.barPlace = button(t("bar.place"), { class: "bar-place", id: "bar-place" }, () => this.placeFromBar());
     this.barUndo = button("↶", { class: "secondary", id: "bar-undo", title: t("bar.undo"), "aria-label": t("bar.undo_label") }, () => this.undo());
     this.barTasks = button(t("bar.tasks", { n: "" }).trim(), { class: "secondary", id: "bar-tasks" }, () => this.openSheet("tasks"));
