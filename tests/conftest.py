@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The quick tier (``-m "not slow"``) is the loop of one machine with nothing installed
     beside the project: every test on PostgreSQL (a server of its own per worker) and every test
-    in a real browser (``e2e/``) runs in the whole run only."""
+    in a real browser (``e2e/``) runs in the whole run only, as do the tests marked ``slow`` by
+    hand (whole games through the server, searches, subprocesses: each over about 0.3 s on the
+    2-core VM, the engine's rule and property tests excepted, which stay in the loop)."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         callspec = getattr(item, "callspec", None)
@@ -35,6 +37,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         in_browser = item.path.parent.name == "e2e" and item.path.parent.parent.name == "tests"
         if on_postgres or in_browser:
             item.add_marker(pytest.mark.slow)
+
+    # The longest first (the browser's, then the other slow ones): the workers share out what is
+    # left from the end of the queue, and a long test begun last would keep one core waiting.
+    def weight(item: pytest.Item) -> int:
+        if item.path.parent.name == "e2e":
+            return 0
+        return 1 if item.get_closest_marker("slow") is not None else 2
+
+    items.sort(key=weight)
 
 
 @pytest.fixture(autouse=True)

@@ -79,7 +79,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
     tree = parse(path)
     package = ".".join(("dorf", *path.relative_to(SRC).with_suffix("").parts[:-1]))
     found = []
-    for node in ast.walk(tree):
+    for node in import_statements(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -135,6 +135,7 @@ def test_the_top_level_reads_as_the_layers_and_their_satellites() -> None:
     assert len(entries) <= TOP_LEVEL, entries
 
 
+@pytest.mark.slow
 def test_imports_follow_the_layers() -> None:
     assert violations() == []
 
@@ -218,6 +219,7 @@ def tool_imports() -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_no_product_module_imports_a_tool() -> None:
     assert tool_imports() == []
 
@@ -525,6 +527,7 @@ def test_every_unit_of_the_server_has_a_level() -> None:
     assert len(roots) == 1, f"one composition root, {roots}"
 
 
+@pytest.mark.slow
 def test_the_server_imports_follow_its_layers() -> None:
     found = server_violations()
     levels = " > ".join(", ".join(sorted(level)) for level in SERVER_LEVELS)

@@ -48,6 +48,7 @@ def test_bench_rejects_a_bad_count_in_one_line() -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
     figures = run_search_bench(2, 1, player="planner")
     assert figures["decisions"] == 2 and figures["futures"] == 24 and len(figures["chosen"]) == 2
@@ -57,6 +58,7 @@ def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
 
 
 @pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
+@pytest.mark.slow
 def test_the_vector_bench_times_the_batch_of_the_mode_then_one_environment(mode: str) -> None:
     from dorf.rl.bench import run_vector_bench
 

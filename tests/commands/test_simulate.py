@@ -220,6 +220,7 @@ def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["--plot", "/nonexistent-dir/plot.png"], "cannot write /nonexistent-dir/plot.png"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -278,6 +279,7 @@ def test_the_documented_game_lines_have_the_documented_keys() -> None:
     }  # the documented line is game 0 of seed 1
 
 
+@pytest.mark.slow
 def test_summarise_reads_runs_back_and_joins_them_as_one_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

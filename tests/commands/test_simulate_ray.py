@@ -34,8 +34,8 @@ def _without_seconds(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.mark.usefixtures("local_ray")
 def test_ray_runs_the_same_games_as_one_local_worker() -> None:
     for simulation in (
-        Simulation("coop", "greedy", games=4, seed=12),
-        Simulation("head-to-head", "greedy", "random", games=3, seed=2),
+        Simulation("coop", "greedy", games=3, seed=12),
+        Simulation("head-to-head", "greedy", "random", games=2, seed=2),
     ):
         jobs = simulation.jobs()
         on_ray = run_games(jobs, workers=2, backend="ray")

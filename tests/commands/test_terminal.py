@@ -69,6 +69,7 @@ def total_of(output: str) -> int:
     return int(totals[-1])
 
 
+@pytest.mark.slow
 def test_whole_solo_game_through_a_pipe() -> None:
     moves, score = first_moves(seed=4)
     result = run(["play", "--seed", "4", "--no-color"], script(moves), process=True)
@@ -163,6 +164,7 @@ def test_end_of_input_mid_game_exits_nonzero_without_traceback(tmp_path: Path) -
     assert len(json.loads(path.read_text())["decisions"]) == 3
 
 
+@pytest.mark.slow
 def test_no_color_and_pipes_have_no_escapes() -> None:
     moves, _ = first_moves(seed=1, limit=2)
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}

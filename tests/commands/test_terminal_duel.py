@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from test_terminal import dorf_here, run, script
 
 from dorf.games.duel import DuelGame, DuelState, DuelTurn
@@ -64,6 +65,7 @@ def session_for(seed: int, computer: bool = False, practice: bool = False) -> tu
     return DuelSession(state, ["Ann", "Bob"], console, computer=player, practice=practice), out
 
 
+@pytest.mark.slow
 def test_whole_hot_seat_duel_through_a_pipe(tmp_path: Path) -> None:
     lines, state = hot_seat_game(seed=4)
     path = tmp_path / "duel.json"
@@ -224,6 +226,7 @@ def test_hot_seat_save_before_placing_keeps_the_other_placement_hidden(tmp_path:
     assert again.returncode == 0, again.stderr
 
 
+@pytest.mark.slow
 def test_hot_seat_seed_is_told_at_the_end_unless_chosen() -> None:
     """A drawn seed (from secrets, 63 bits) is not printed at the start, where it would tell
     every tile to come, but once the game is over; a chosen one is printed at the start."""

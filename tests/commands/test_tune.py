@@ -19,7 +19,7 @@ def _tune(out: Path, *extra: str) -> int:
         [
             "tune",
             "--games",
-            "5",
+            "2",
             "--rounds",
             "2",
             "--futures",
@@ -40,11 +40,11 @@ def test_a_tiny_tuning_run_writes_weights_the_planner_plays_with(
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     assert _tune(first) == 0
     out = capsys.readouterr().out
-    assert "round 1/2: 5 games of greedy" in out and "round 2/2: 5 games of planner:1" in out
+    assert "round 1/2: 2 games of greedy" in out and "round 2/2: 2 games of planner:1" in out
     assert f"wrote {first}" in out
     weights = read_weights(first.read_text())
     document = json.loads(first.read_text())
-    assert document["tuning"]["command"].startswith("dorf tune --mode coop --seed 1 --games 5 --rounds 2")
+    assert document["tuning"]["command"].startswith("dorf tune --mode coop --seed 1 --games 2 --rounds 2")
     assert [r["round"] for r in document["tuning"]["rounds"]] == [1, 2]
     assert _tune(second) == 0
     assert read_weights(second.read_text()) == weights  # the same run gives the same weights

@@ -130,6 +130,27 @@ def wait_turn(page: Any, limit: float = 30.0) -> dict[str, Any]:
     return shown
 
 
+#: Whether the JS expression (filled in) holds, once it does or after ``ms`` milliseconds: looked
+#: at again at each change of the page (a ``MutationObserver``), never on a timer or each frame.
+_UNTIL = """(ms) => new Promise((resolve) => {
+  const holds = () => { try { return !!(%s); } catch { return false; } };
+  if (holds()) return resolve(true);
+  const watch = new MutationObserver(() => {
+    if (holds()) { clearTimeout(timer); watch.disconnect(); resolve(true); }
+  });
+  const timer = setTimeout(() => { watch.disconnect(); resolve(holds()); }, ms);
+  watch.observe(document, { attributes: true, childList: true, characterData: true, subtree: true });
+})"""
+
+
+def wait_until(page: Any, expression: str, limit: float = 15.0) -> None:
+    """Wait until the JS ``expression`` holds on the page, a condition on what the page shows (its
+    DOM): looked at again when the page changes, as :func:`wait_version_after` waits, where
+    ``wait_for_function`` would look at each frame the page draws meanwhile."""
+    if not page.evaluate(_UNTIL % expression, int(limit * 1000)):
+        raise AssertionError(f"the page never showed {expression} in {limit:g} s")
+
+
 def place_by_clicking(page: Any, rng: random.Random) -> dict[str, Any]:
     """Choose a highlighted cell with the mouse, check the preview, click it again to place; what
     the page shows then."""

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from browsing import HTTP, Pages
+from browsing import HTTP, Pages, finished
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +17,7 @@ def refused_requests_only(errors: list[str]) -> list[str]:
 
 
 def finished_computer_game(server_url: str) -> str:
-    """A solo cooperative game that a computer seat plays to the end by itself; its id.  The
+    """A solo cooperative game that a computer seat has played to the end by itself; its id.  The
     server draws its seed: a game of a chosen seed never goes into a campaign."""
 
     made = HTTP.post(
@@ -25,6 +25,7 @@ def finished_computer_game(server_url: str) -> str:
     )
     assert made.status_code == 201, made.text
     game_id: str = made.json()["id"]
+    finished(server_url, game_id)  # before a page opens it: no page draws each move
     return game_id
 
 

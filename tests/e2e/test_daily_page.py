@@ -7,7 +7,7 @@ them by score; one who plays again gets practice and is not listed twice; then t
 server reads today's date from a file the test writes): yesterday's page shows its seed and links
 to the boards, the records are given out with that seed, and today's shuffle is another.  Pictures
 of the daily end and of a player's page, at 1400x900 and 390x844, in English and German, and of
-the front page, go to ``$DORF_SHOTS``."""
+the front page, go to ``$DORF_SHOTS`` when it is set (none otherwise)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ from dorf.testing.servers import launch
 
 pytestmark = pytest.mark.slow
 GAME_URL = re.compile(r"/game/([A-Za-z0-9_-]+)$")
-SHOTS = Path(os.environ.get("DORF_SHOTS", "/tmp/dorf-shots"))
+#: Where the pictures go when ``DORF_SHOTS`` is set (look at them: docs and reviews).
+SHOTS = os.environ.get("DORF_SHOTS", "")
 TODAY = datetime.datetime.now(datetime.UTC).date()
 DAY, NEXT = TODAY.isoformat(), (TODAY + datetime.timedelta(days=1)).isoformat()
 
@@ -95,8 +96,10 @@ def ranks_of(scores: list[int]) -> list[int]:
 
 
 def shoot(page: Any, name: str, full: bool = False) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+    """A picture for the eye (``DORF_SHOTS``), none otherwise."""
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full)
 
 
 def accessible(page: Any, screen: str) -> None:
@@ -105,9 +108,14 @@ def accessible(page: Any, screen: str) -> None:
     assert found == [], f"axe on {screen}: {found}"
 
 
+def remember(page: Any, lang: str) -> None:
+    """The browser's language from the next page it opens on (as the EN/DE switch leaves it)."""
+    page.evaluate(f"localStorage.setItem('dorf.lang', '{lang}')")
+
+
 def speak(page: Any, lang: str) -> None:
     """The page again in ``lang`` (as the EN/DE switch leaves it: remembered by the browser)."""
-    page.evaluate(f"localStorage.setItem('dorf.lang', '{lang}')")
+    remember(page, lang)
     page.reload()
 
 
@@ -225,7 +233,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
         page.locator("#lesson-board .ghost").first.wait_for()
         german(page, "the daily end", tuple(names))
         shoot(page, f"daily-end-de-{size}")
-        speak(page, "en")
+        remember(page, "en")  # each opens another page next
 
     # The day's leaderboard: in score order, ties sharing a rank, ann's own row marked.
     ann.goto(url + "/daily")
@@ -258,7 +266,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
     bob.locator("#daily-practice").wait_for()
     german(bob, "the front page", tuple(names))
     shoot(bob, "front-page-de-phone", full=True)
-    speak(bob, "en")
+    remember(bob, "en")  # he opens another page next
     again = started(cy, "#daily-practice")
     assert again["practice"] is True and again["date"] == DAY
     cy.wait_for_url(re.compile(f"/game/{again['id']}$"))
@@ -320,7 +328,7 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
         (bob, names[1], games[1], finals[1], ranks[1], "phone"),
     ):
         for lang in ("en", "de"):
-            speak(page, lang)
+            remember(page, lang)
             page.goto(f"{url}/@/{name}")
             day = page.locator(f'#daily-calendar li[data-date="{DAY}"]')
             day.wait_for()
@@ -336,6 +344,5 @@ def test_three_players_one_shuffle_a_leaderboard_then_the_day_turns(
             shoot(page, f"player-page-{lang}-{size}", full=True)
             if lang == "en" and page is ann:
                 accessible(page, "a player's page")
-        speak(page, "en")
     assert int(ann.locator("#daily-streak").get_attribute("data-streak") or 0) >= 1
     assert pages.errors == []

@@ -6,6 +6,7 @@ cells in view, for the coach's placement and for yours.  Pictures go to ``$DORF_
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 from browsing import PHONE, Pages, no_sideways_scroll, tokens_of
-from test_daily_page import GAME_URL, play, shoot, speak, started
+from test_daily_page import GAME_URL, play, speak, started
 from test_daily_page import first as first_legal
 
 from dorf.testing.servers import launch
@@ -40,6 +41,14 @@ def server(tmp_path: Path) -> Iterator[str]:
     settings = {"ai_delay": 0, "today_file": today, "daily_expert": "greedy", "daily_coach": "planner:1"}
     with launch(tmp_path / "dorf.sqlite3", page_policy=True, **settings) as launched:
         yield launched.url
+
+
+def shoot(page: Any, name: str) -> None:
+    """A screenshot for the eye (``DORF_SHOTS``), none otherwise."""
+    folder = os.environ.get("DORF_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
 def inside(page: Any, selector: str, box: dict[str, float]) -> None:
@@ -71,12 +80,13 @@ def test_the_lessons_read_on_a_phone_and_show_both_cells_as_the_legend_says(
     gid = GAME_URL.search(page.url).group(1)  # type: ignore[union-attr]
     assert gid == made["id"]
     # The first legal placement each turn: a long line, so that a lesson's two cells lie far apart.
-    play(server, gid, tokens_of(page, gid)[0], first_legal)
+    token = tokens_of(page, gid)[0]
+    play(server, gid, token, first_legal)
     end = page.locator("#daily-end")
     end.locator("li.lesson").first.wait_for(timeout=45_000)
-    lessons = page.context.request.post(
-        f"{server}/api/games/{gid}/lessons", data={"token": tokens_of(page, gid)[0]}
-    ).json()["lessons"]
+    lessons = page.context.request.post(f"{server}/api/games/{gid}/lessons", data={"token": token}).json()[
+        "lessons"
+    ]
     assert lessons and end.locator("li.lesson").count() == len(lessons)
     # In a player's words: a lead line, then what the coach's placement does, one reason a line.
     first = end.locator("li.lesson").first

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browsing import HTTP, PHONE, Pages, create, inside_viewport, no_sideways_scroll
+from browsing import HTTP, PHONE, Pages, create, finished, inside_viewport, no_sideways_scroll
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +91,11 @@ def test_a_63_bit_seed_typed_in_the_lobby_deals_that_game_and_the_replay_shows_i
     assert sent.value.post_data_json["seed"] == str(BIG_SEED)
     page.wait_for_url(re.compile(r"/game/"))
     game_id = page.url.split("/game/")[1].split("#")[0]
-    page.locator("#score-pad").wait_for(timeout=90_000)
+    # The computer plays it to its end with no page drawing each move; then the page again.
+    page.goto("about:blank")
+    finished(server_url, game_id, limit=90)
+    page.goto(f"{server_url}/game/{game_id}")
+    page.locator("#score-pad").wait_for()
     state = HTTP.get(f"{server_url}/api/games/{game_id}").json()
     assert state["seed"] == BIG_SEED and state["seed_text"] == str(BIG_SEED)
     record = HTTP.get(f"{server_url}/api/games/{game_id}/record")
@@ -132,6 +136,7 @@ def test_after_the_game_on_a_phone_the_bar_offers_a_new_game_and_the_replay(
     )
     page = pages.phone()
     for made in (coop, duel):
+        finished(server_url, made["id"])  # before the page opens it: no page draws each move
         page.goto(f"{server_url}/game/{made['id']}")
         page.locator("#score-pad").wait_for(timeout=90_000)
         page.locator("#pad-close").tap()

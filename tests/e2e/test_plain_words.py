@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import random
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from browsing import PHONE, WIDE, Pages, create, decide_elsewhere, finished, place_by_clicking
 
@@ -61,15 +63,16 @@ def test_another_players_daily_board_speaks_of_them_and_the_expert_board_is_link
     pages: Pages, daily: tuple[str, Path]
 ) -> None:
     url, today = daily
-    ann = pages.wide()
-    ann.goto(url + "/")
-    me = ann.context.request.post(url + "/api/me", data={}).json()
-    made = ann.context.request.post(url + "/api/daily", data={}).json()
-    decide_elsewhere(url, made["id"], made["tokens"]["0"])
-    for _ in range(600):  # the expert's game, played in the think pool
-        if ann.context.request.get(url + "/api/daily").json()["expert"] is not None:
-            break
-        ann.wait_for_timeout(100)
+    # Ann plays her daily game from a client of her own (her cookie makes her a player): her
+    # page is not what this test looks at.
+    with httpx.Client(base_url=url, timeout=30.0) as ann:
+        me = ann.post("/api/me", json={}).json()
+        made = ann.post("/api/daily", json={}).json()
+        decide_elsewhere(url, made["id"], made["tokens"]["0"])
+        for _ in range(600):  # the expert's game, played in the think pool
+            if ann.get("/api/daily").json()["expert"] is not None:
+                break
+            time.sleep(0.1)
     today.write_text(NEXT + "\n")
 
     # Cy, who is not Ann, views her board from the closed day's page (the expert's linked too).

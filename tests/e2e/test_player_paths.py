@@ -83,8 +83,10 @@ def test_an_aborted_game_says_so_without_a_score_pad(url: str, pages: Pages) -> 
     assert "shared victory" not in page.locator("body").inner_text()
     page.locator("#pad-close").tap()
     assert page.locator("#turn-line").text_content() == EN["clock.aborted"]
-    german = pages.new(*WIDE, locale=GERMAN)
-    german.goto(f"{url}/game/{gid}#t={token}")
+    # In German, as the EN/DE switch leaves the same browser (remembered).
+    german = page
+    german.evaluate("localStorage.setItem('dorf.lang', 'de')")
+    german.reload()
     german.locator("#score-pad").wait_for()
     assert german.locator("#score-pad-title").text_content() == DE["end.aborted_title"]
     assert german.locator("#pad-verdict").text_content() == DE["clock.aborted"]

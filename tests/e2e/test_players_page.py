@@ -20,8 +20,15 @@ from dorf.testing.servers import launch
 
 pytestmark = pytest.mark.slow
 GAME_URL = re.compile(r"/game/([A-Za-z0-9_-]+)$")
-#: Where the pictures go (look at them: docs and reviews).
-SHOTS = Path(os.environ.get("DORF_SHOTS", "/tmp/dorf-shots"))
+#: Where the pictures go when ``DORF_SHOTS`` is set (look at them: docs and reviews).
+SHOTS = os.environ.get("DORF_SHOTS", "")
+
+
+def shoot(page: Any, name: str, full: bool = False) -> None:
+    """A picture for the eye (``DORF_SHOTS``), none otherwise."""
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full)
 
 
 def play_out(server_url: str, game_id: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
@@ -93,10 +100,9 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
         shown = [page.locator(f'.seat-player[data-seat="{i}"] .rating-change').first for i in (0, 1)]
         if page is ann:  # the wide page shows both heads
             assert [s.get_attribute("data-change") for s in shown] == changes
-    SHOTS.mkdir(parents=True, exist_ok=True)
     ann.keyboard.press("Escape")
-    ann.screenshot(path=str(SHOTS / "players-game-end-1400.png"))
-    bob.screenshot(path=str(SHOTS / "players-game-end-390.png"))
+    shoot(ann, "players-game-end-1400")
+    shoot(bob, "players-game-end-390")
     # Your games: the finished game is listed once (not again from the browser's memory), rated,
     # with a rematch; Ann asks for it, Bob finds it offered on his front page and accepts.
     ann.goto(policed + "/")
@@ -117,6 +123,10 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
     held_token(ann, again, 1)
     rematch = ann.context.request.get(f"{policed}/api/games/{again}/players").json()
     assert rematch["rated"] and [p["name"] for p in rematch["players"]] == [bob_name, ann_name]
+    # Another's page has no account forms.
+    ann.goto(f"{policed}/@/{bob_name}")
+    ann.locator("#player-games").wait_for()
+    assert ann.locator("#account").count() == 0
     # The player's page: ratings, the history, the last games; on one's own, the account forms.
     for page, name, other in ((ann, ann_name, bob_name), (bob, bob_name, ann_name)):
         page.goto(f"{policed}/@/{name}")
@@ -126,13 +136,9 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
         assert other in page.locator("#player-games").inner_text()
         assert page.locator(".rating-chart circle").count() == 1
         assert page.locator("#account").is_visible()
-    ann.screenshot(path=str(SHOTS / "players-page-1400.png"), full_page=True)
-    bob.screenshot(path=str(SHOTS / "players-page-390.png"), full_page=True)
-    # Another's page has no account forms; a new name is taken from one's own.
-    ann.goto(f"{policed}/@/{bob_name}")
-    ann.locator("#player-games").wait_for()
-    assert ann.locator("#account").count() == 0
-    ann.goto(f"{policed}/@/{ann_name}")
+    shoot(ann, "players-page-1400", full=True)
+    shoot(bob, "players-page-390", full=True)
+    # A new name is taken from one's own page (Ann's is open).
     ann.locator("#rename-name").fill("AnnTheBold")
     ann.locator("#rename button").click()
     ann.wait_for_url("**/@/AnnTheBold")

@@ -30,6 +30,7 @@ from browsing import (
     tokens_of,
     version,
     wait_turn,
+    wait_until,
     wait_version_after,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -48,6 +49,24 @@ def open_game(pages: Pages, server_url: str, made: dict[str, Any], phone: bool =
     return page
 
 
+#: Resolves after the page has drawn two more frames (a resize is handled before a frame).
+NEXT_FRAMES = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def at_each_size(page: Any, sizes: list[tuple[int, int]], phone_bar: bool = False) -> None:
+    """Nothing scrolls sideways on the page at each of ``sizes`` (the first the page's own, to
+    which it returns), and with ``phone_bar`` the phone's Place button is on the screen."""
+    for width, height in sizes:
+        if (width, height) != (page.viewport_size["width"], page.viewport_size["height"]):
+            page.set_viewport_size({"width": width, "height": height})
+            page.evaluate(NEXT_FRAMES)  # the page's own handlers of the new size have run
+        no_sideways_scroll(page)
+        if phone_bar:
+            inside_viewport(page, "#bar-place")
+    if len(sizes) > 1:
+        page.set_viewport_size({"width": sizes[0][0], "height": sizes[0][1]})
+
+
 def test_no_page_scrolls_sideways_on_a_phone_or_a_wide_screen(server_url: str, pages: Pages) -> None:
     coop = create(server_url, {"mode": "coop", "seed": 3, "seats": [{"kind": "here", "name": "Ann"}]})
     duel = create(server_url, {"mode": "duel", "seats": [{"kind": "here"}, {"kind": "online"}]})
@@ -62,29 +81,31 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_wide_screen(server_url: str, p
     done = create(
         server_url, {"mode": "coop", "seed": 6, "seats": [{"kind": "computer", "player": "random"}]}
     )
-    for width, height in (WIDE, PHONE, (360, 740)):
+    # A wide screen, and a phone (a touch screen) at two sizes: each page is opened on the
+    # phone at its narrower size and looked at again with the phone's other size.
+    for (width, height), also in ((WIDE, None), ((360, 740), PHONE)):
         page = pages.new(width, height, touch=width < 800)
+        sizes = [(width, height)] if also is None else [(width, height), also]
+
         # A campaign is its members': this browser's (its cookie makes it a player).
         page.request.post(server_url + "/api/campaigns", data={"name": "A family with a long name"})
         for path in ("/", "/replay", "/campaigns", "/campaigns/A%20family%20with%20a%20long%20name"):
             page.goto(server_url + path)
             page.locator("main .card, main section").first.wait_for()
-            no_sideways_scroll(page)
+            at_each_size(page, sizes)
         page.goto(f"{server_url}/join/{duel['id']}/{duel['invites']['1']}")
         page.locator("#join-button").wait_for()
-        no_sideways_scroll(page)
+        at_each_size(page, sizes)
         for made in (coop, duel, draft):
             page.goto(f"{server_url}/game/{made['id']}#t={','.join(made['tokens'].values())}")
             page.locator(".legal-cell, #draft-pool .pool-tile").first.wait_for()
-            no_sideways_scroll(page)
-            if width < 800:
-                inside_viewport(page, "#bar-place")
+            at_each_size(page, sizes, phone_bar=width < 800)
         page.goto(f"{server_url}/game/{done['id']}")
         page.locator("#score-pad").wait_for(timeout=60_000)
-        no_sideways_scroll(page)
+        at_each_size(page, sizes)
         page.goto(f"{server_url}/replay/{done['id']}")
         page.locator("#step-label").wait_for()
-        no_sideways_scroll(page)
+        at_each_size(page, sizes)
         assert page.evaluate("scrollY") == 0  # stepping the replay scrolls its list, not the page
     assert not pages.errors, pages.errors
 
@@ -250,7 +271,7 @@ def test_the_draft_on_a_phone_a_tap_enlarges_a_second_takes(server_url: str, pag
     )
     page = open_game(pages, server_url, made, phone=True)
     for _ in range(2):
-        page.wait_for_function("document.body.dataset.mine === '1'")
+        wait_until(page, "document.body.dataset.mine === '1'")
         tile = page.locator("#draft-pool button.pool-tile").first
         taken = tile.get_attribute("data-tile")
         old = version(page)
@@ -264,7 +285,7 @@ def test_the_draft_on_a_phone_a_tap_enlarges_a_second_takes(server_url: str, pag
         else:
             page.locator("#bar-place").tap()
         wait_version_after(page, old)
-        page.wait_for_function(f"!document.querySelector('#draft-pool [data-tile=\"{taken}\"]')")
+        wait_until(page, f"!document.querySelector('#draft-pool [data-tile=\"{taken}\"]')")
     no_sideways_scroll(page)
     assert not pages.errors, pages.errors
 
@@ -287,8 +308,10 @@ def test_the_lobby_sends_practice_and_who_starts(server_url: str, pages: Pages) 
     levels = HTTP.get(server_url + "/api/levels")
     if levels.status_code == 200:  # the server's levels, each with its strength in this game
         labels = [level["label"] for level in levels.json()["levels"]]
-        page.wait_for_function(
-            f"[...document.querySelectorAll('.seat-kind option')].some((o) => o.text.includes({labels[0]!r}))"
+        wait_until(
+            page,
+            "[...document.querySelectorAll('.seat-kind option')]"
+            f".some((o) => o.text.includes({labels[0]!r}))",
         )
     else:  # a server without the list: the old players
         labels = ["random", "greedy", "search 1 s"]
@@ -353,15 +376,11 @@ def test_reconnecting_tries_again_within_two_seconds_while_the_page_is_watched(
         page.goto(f"{server.url}/game/{made['id']}#t={made['tokens']['0']}")
         page.locator(".legal-cell").first.wait_for()
     # The server is gone: the page keeps trying, never waiting more than 2 s between tries.
-    page.wait_for_function(
-        "Number(document.getElementById('status').dataset.retries || 0) >= 5", timeout=30_000
-    )
+    wait_until(page, "Number(document.getElementById('status').dataset.retries || 0) >= 5", limit=30)
     waits = page.evaluate("JSON.parse(document.getElementById('status').dataset.waits)")
     assert max(waits) <= 2000 and waits == sorted(waits), waits
     with launch(db, port=port):
-        page.wait_for_function(
-            "document.getElementById('status').textContent === 'connected'", timeout=10_000
-        )
+        wait_until(page, "document.getElementById('status').textContent === 'connected'", limit=10)
         page.locator(".legal-cell").first.wait_for()
     pages.errors[:] = [e for e in pages.errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
     assert not pages.errors, pages.errors
@@ -411,7 +430,7 @@ def test_markers_stay_readable_zoomed_out_and_say_what_they_are(server_url: str,
     assert len(sizes) == 3 and min(sizes) >= 24, sizes
     for _ in range(12):
         page.keyboard.press("-")
-    page.wait_for_function("document.querySelector('svg.board').classList.contains('compact')")
+    wait_until(page, "document.querySelector('svg.board').classList.contains('compact')")
     dots = page.evaluate(
         "[...document.querySelectorAll('.marks .task-marker .dot')]"
         ".map((d) => d.getBoundingClientRect().width)"
@@ -442,9 +461,9 @@ SETTLED = """(least) => new Promise((resolve) => {
 def test_a_placed_tile_settles_unless_motion_is_reduced(server_url: str, browser: Any, pages: Pages) -> None:
     moved = []
     frames = 2  # the frames to watch after a placement: as many as the drop took, once seen
+    page = pages.wide()
     for reduced in (False, True):
         made = create(server_url, {"mode": "coop", "seed": 7, "seats": [{"kind": "here"}]})
-        page = pages.wide()
         page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
         page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
         page.locator(".legal-cell").first.wait_for()
@@ -572,13 +591,13 @@ def test_a_move_is_shown_at_once_and_saving_until_the_database_takes_it(tmp_path
             cell.click()
             cell.click()
             wait_version_after(page, old, limit=2.0)  # the move is made and shown at once
-            page.wait_for_function("document.getElementById('status').textContent === 'saving…'")
+            wait_until(page, "document.getElementById('status').textContent === 'saving…'")
             assert page.evaluate("document.body.dataset.saved") == "0"
             assert page.locator(".ground > g").count() == tiles + 1
         finally:
             lock.execute("COMMIT")
             lock.close()
-        page.wait_for_function("document.body.dataset.saved === '1'", timeout=15_000)
+        wait_until(page, "document.body.dataset.saved === '1'")
         assert page.locator("#status").inner_text() == "connected"
     assert not pages.errors, pages.errors
 

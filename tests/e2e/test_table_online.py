@@ -168,7 +168,10 @@ def test_three_at_a_cooperative_table(server_url: str, pages: Pages) -> None:
     lea.locator("#talk-off").check()
     lea.locator("#talk-off-note").wait_for()
     expect(lea.locator("#talk-input")).to_be_hidden()
-    # The game played to its end elsewhere: its replay shows the talk, as text.
+    # The game played to its end elsewhere (the table left meanwhile: three pages drawing every
+    # move is not this test's point): its replay shows the talk, as text.
+    for page in (lea, max_, nia):
+        page.goto("about:blank")
     decide_elsewhere(server_url, gid, tokens)
     max_.goto(f"{server_url}/replay/{gid}")
     max_.locator("#replay-talk .talk-text", has_text=MARKUP).wait_for()

@@ -139,6 +139,7 @@ def play(mode: str, seed: int, players: list[Player]) -> tuple[list[Any], list[i
 
 
 @pytest.mark.parametrize(("mode", "seats"), [("coop", 1), ("coop", 2), ("duel", 2), ("head-to-head", 2)])
+@pytest.mark.slow
 def test_the_random_bot_plays_move_for_move_as_the_random_player(mode: str, seats: int) -> None:
     """Both seats programs (two processes), against both seats in-process, on the seeds that
     ``dorf simulate`` gives them."""
@@ -314,6 +315,7 @@ def test_what_a_program_started_ends_with_its_game(how: str, forker: tuple[Path,
 
 
 @pytest.mark.skipif(not CONTAINED, reason="the supervisor: Linux")
+@pytest.mark.slow
 def test_what_a_computer_seats_program_started_ends_with_its_game(
     db: Path, forker: tuple[Path, Path]
 ) -> None:
@@ -436,6 +438,7 @@ def test_the_example_bots_are_short_and_use_the_standard_library_only(name: str)
     assert modules and modules <= set(sys.stdlib_module_names), modules
 
 
+@pytest.mark.slow
 def test_dorf_simulate_runs_the_greedy_example_against_random() -> None:
     out = io.StringIO()
     with redirect_stdout(out):
@@ -494,6 +497,7 @@ def test_a_web_request_naming_a_program_is_refused_unless_the_operator_allows_it
         assert response.status_code == 400 and "no program" in response.json()["error"]["message"]
 
 
+@pytest.mark.slow
 def test_a_computer_seat_played_by_a_program_where_the_operator_allows_it(db: Path, tmp_path: Path) -> None:
     program = tmp_path / "seat_bot.py"
     program.write_text((EXAMPLES / "random_bot.py").read_text(encoding="utf-8"), encoding="utf-8")
@@ -610,6 +614,7 @@ with open(sys.argv[1], "w", encoding="utf-8") as out:
 """
 
 
+@pytest.mark.slow
 def test_the_messages_in_docs_bots_md_are_what_dorf_sends(tmp_path: Path) -> None:
     program, messages = tmp_path / "recorder.py", tmp_path / "messages.jsonl"
     program.write_text(RECORDER, encoding="utf-8")

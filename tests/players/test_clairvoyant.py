@@ -34,6 +34,7 @@ def test_the_future_it_is_told_is_the_order_the_game_reveals() -> None:
     assert checked > 40
 
 
+@pytest.mark.slow
 def test_its_game_scores_exactly_the_best_rollout_it_found() -> None:
     """A rollout plays the real tiles to the end, so its exact score is a way to finish this very
     game: the game played, which follows the best one found, ends with that score."""
@@ -52,6 +53,7 @@ def test_its_game_scores_exactly_the_best_rollout_it_found() -> None:
     assert sum(task["value"] for task in done) == sum(pad["tasks"].values())
 
 
+@pytest.mark.slow
 def test_it_sees_more_than_a_planner_one_placement_ahead_on_the_same_seeds() -> None:
     """Knowing the tiles, even a small budget beats the greedy player on the same seed."""
     from dorf.commands.simulate import GameJob, play_game
@@ -61,6 +63,7 @@ def test_it_sees_more_than_a_planner_one_placement_ahead_on_the_same_seeds() -> 
     assert sum(ahead) > sum(greedy)
 
 
+@pytest.mark.slow
 def test_the_command_prints_each_game_and_the_means(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--games", "2", "--seed", "3", "--width", "2", "--tries", "1", "--jsonl"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -17,6 +19,7 @@ def play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_hint_in_the_cooperative_game_names_a_legal_placement_and_what_others_lose() -> None:
     done = play("--seed", "3", stdin="hint\nquit\n")
     assert "Traceback" not in done.stderr
@@ -38,6 +41,7 @@ def test_hint_in_the_head_to_head_draft_suggests_a_pick() -> None:
     assert "Hint: Take tile " in done.stdout
 
 
+@pytest.mark.slow
 def test_a_greedy_computer_opponent_plays_a_whole_duel() -> None:
     from dorf.games.duel import DuelGame
 

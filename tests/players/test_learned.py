@@ -50,6 +50,7 @@ def test_the_shipped_policy_loads_and_is_small() -> None:
         assert "command" in policy.about
 
 
+@pytest.mark.slow
 def test_the_initial_policy_plays_as_planner_0() -> None:
     initial = Policy.initial()
     learned = make_player("learned")

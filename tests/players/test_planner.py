@@ -175,6 +175,7 @@ def test_the_rollout_policy_places_a_task_tile_where_its_group_reaches_the_marke
 
 
 @pytest.mark.parametrize("backend", AVAILABLE)
+@pytest.mark.slow
 def test_the_moves_that_grow_a_group_to_a_size_are_those_its_area_after_counts(backend: str) -> None:
     """PlayArea.grown_to keeps, in order, the moves after which the tile's area of a letter has from
     least to most tiles, as _area_after counts them, on either backend in random games."""
@@ -541,6 +542,7 @@ class _CountingPlanner(PlannerPlayer):
         return super().rollout(*args, **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_in_head_to_head_the_planner_halves_twenty_candidates_and_planner_v2_weighs_six_against_all() -> None:
     """Sequential halving at 8 futures: 20 candidates meet 2 futures, the best 4 meet 4 more, the
     best 2 all 8 again (20 * 2 + 4 * 4 + 2 * 8 = 72 rollouts); planner-v2 plays 6 x 8 = 48. In the

@@ -83,6 +83,7 @@ def test_no_version_s_settings_change() -> None:
     assert len(set(FINGERPRINTS.values())) == len(FINGERPRINTS)
 
 
+@pytest.mark.slow
 def test_every_version_plays_the_decisions_it_always_played() -> None:
     """Each version at the same positions, seeded the same: the placements 3d3af14's classes
     chose. No two versions choose the same five, so the check tells every version apart."""

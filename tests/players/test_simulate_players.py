@@ -36,6 +36,7 @@ FACTORIES: dict[str, Callable[[int], Player]] = {
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(FACTORIES))
+@pytest.mark.slow
 def test_players_only_make_legal_decisions_to_the_end_of_a_game(mode: str, name: str) -> None:
     players = [FACTORIES[name](seed) for seed in (11, 12)]
     decisions = 0
@@ -95,12 +96,14 @@ def test_a_seeded_search_player_plays_the_same_game_twice() -> None:
     assert values[0] == values[1]
 
 
+@pytest.mark.slow
 def test_a_seeded_planner_plays_the_same_game_twice() -> None:
     first = _coop_decisions(PlannerPlayer(7, iterations=2), seed=5, count=8)
     second = _coop_decisions(PlannerPlayer(7, iterations=2), seed=5, count=8)
     assert first == second
 
 
+@pytest.mark.slow
 def test_a_seeded_search_player_drafts_and_lays_the_same_head_to_head_game_twice() -> None:
     def history(seed: int) -> list[tuple[int, Pick | Placement]]:
         game = HeadToHeadGame(seed=4).new_state()
@@ -230,6 +233,7 @@ def test_make_player_budgets_reach_the_search_player() -> None:
         make_player("oracle")
 
 
+@pytest.mark.slow
 def test_search_v1_is_todays_search_player_unchanged() -> None:
     """The fixed baseline: the same decisions as ``search``, and the score ``search:2`` made on
     seed 3 before the planner came (74, from main at e2013de)."""

@@ -12,6 +12,7 @@ from dorf.rl.learn import Decisions, first_policy, fit, load_checkpoint, play_an
 
 
 @pytest.mark.parametrize("loss", ["values", "choice"])
+@pytest.mark.slow
 def test_a_few_training_steps_lower_the_loss(loss: str) -> None:
     found, scores = play_and_label(Policy.initial(), "planner:1", [1_000_123], max_moves=12)
     assert len(found.labels) >= 8 and len(scores) == 1

@@ -160,6 +160,7 @@ def test_spatial_planes_match_the_area() -> None:
 @pytest.mark.parametrize(
     ("mode", "tileset"), [("coop", "base"), ("duel", "duel"), ("head-to-head", "head-to-head")]
 )
+@pytest.mark.slow
 def test_an_encoder_that_keeps_its_marks_gives_what_a_new_one_gives(mode: str, tileset: str) -> None:
     """The kept blocks of planes (updated tile by tile, figures and tasks rewritten) against a
     new encoder for every view, two games interleaved; every observation a new array."""
@@ -173,6 +174,7 @@ def test_an_encoder_that_keeps_its_marks_gives_what_a_new_one_gives(mode: str, t
             previous = [*previous[-3:], obs]
 
 
+@pytest.mark.slow
 def test_kept_marks_follow_undo() -> None:
     state = CoopGame(seed=9).new_state()
     rng = random.Random(9)

@@ -72,6 +72,7 @@ def _compare(
 @pytest.mark.parametrize("engine_backend", BACKENDS, indirect=True)
 @pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("layout", ["full", "compact"])
+@pytest.mark.slow
 def test_same_trajectories_as_single_environments(engine_backend: str, loop: str, layout: str) -> None:
     assert _compare(layout, loop, radius=4, steps=110) >= 3  # whole episodes, autoresets included
 
@@ -199,6 +200,7 @@ REWARD_BACKENDS = [(BACKENDS[0], "score"), (BACKENDS[0], "margin")] + [(b, "win"
 @pytest.mark.parametrize(("engine_backend", "reward"), REWARD_BACKENDS, indirect=["engine_backend"])
 @pytest.mark.parametrize("mode", ["duel", "head-to-head"])
 @pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.slow
 def test_self_play_batches_play_whole_games_as_the_aec_environments(
     engine_backend: str, reward: str, mode: str, loop: str
 ) -> None:

@@ -43,6 +43,7 @@ def another(client: TestClient) -> TestClient:
     return other
 
 
+@pytest.mark.slow
 def test_each_action_of_dorf_admin(db: Path, capsys: pytest.CaptureFixture[str], caplog: Any) -> None:
     caplog.set_level(logging.INFO, logger="dorf.admin")
     with served(db) as alice:

@@ -37,6 +37,7 @@ def move(client: TestClient, game: dict[str, Any]) -> int:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_backup_of_a_running_server_restores_every_game_player_and_day(
     db: Path, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
 ) -> None:

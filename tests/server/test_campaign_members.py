@@ -91,6 +91,7 @@ def next_game(lea: TestClient, max_: TestClient, nia: TestClient, cid: str) -> t
     return game_id, tokens, view
 
 
+@pytest.mark.slow
 def test_next_game_is_a_cooperative_game_of_the_members_seats(site: TestClient) -> None:
     with group(site) as (lea, max_, nia, _dan, cid):
         view = ok(lea.get(f"/api/campaigns/{cid}"))

@@ -119,6 +119,7 @@ def test_everyone_plays_the_same_shuffle_today_and_another_tomorrow(tmp_path: Pa
         assert made["practice"] is True and stored_seed(db, made["id"]) == stored_seed(db, games[0]["id"])
 
 
+@pytest.mark.slow
 def test_one_counted_attempt_a_day_and_the_rest_is_practice(tmp_path: Path) -> None:
     with challenge(tmp_path / "dorf.sqlite3", tmp_path / "today") as ann:
         counted = start(ann)
@@ -165,6 +166,7 @@ def test_bad_requests_are_refused_and_change_nothing(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.slow
 def test_ranks_follow_the_scores_and_the_expert_median_and_lessons_come_after_finishing(
     tmp_path: Path,
 ) -> None:
@@ -203,6 +205,7 @@ def test_ranks_follow_the_scores_and_the_expert_median_and_lessons_come_after_fi
         assert again.json() == lessons.json()  # kept with the attempt
 
 
+@pytest.mark.slow
 def test_the_expert_and_median_are_hidden_from_a_player_who_has_not_finished(tmp_path: Path) -> None:
     with challenge(tmp_path / "dorf.sqlite3", tmp_path / "today") as ann:
         bob = another(ann)
@@ -215,6 +218,7 @@ def test_the_expert_and_median_are_hidden_from_a_player_who_has_not_finished(tmp
         assert daily(nobody)["expert"] is None and daily(nobody)["attempt"] is None
 
 
+@pytest.mark.slow
 def test_an_unfinished_attempt_counts_with_its_score_when_the_day_ends(tmp_path: Path) -> None:
     db, today = tmp_path / "dorf.sqlite3", tmp_path / "today"
     with challenge(db, today) as ann:
@@ -278,6 +282,7 @@ def everything_said(client: TestClient, made: Json, extra: list[str]) -> str:
     return "\n".join(said)
 
 
+@pytest.mark.slow
 def test_todays_seed_cannot_be_learned_before_the_day_is_over(tmp_path: Path) -> None:
     db, today = tmp_path / "dorf.sqlite3", tmp_path / "today"
     with challenge(db, today) as ann:
@@ -306,6 +311,7 @@ def test_todays_seed_cannot_be_learned_before_the_day_is_over(tmp_path: Path) ->
         assert ann.get(f"/api/games/{done['id']}/record").json()["seed"] == seed
 
 
+@pytest.mark.slow
 def test_a_players_page_shows_its_days_best_day_and_streak(tmp_path: Path) -> None:
     today = tmp_path / "today"
     with challenge(tmp_path / "dorf.sqlite3", today) as ann:
@@ -407,6 +413,7 @@ def test_two_attempts_at_once_on_two_servers_give_one_counted_attempt(shared: st
         assert daily(a)["players"] == 5 == len(daily(b)["top"])
 
 
+@pytest.mark.slow
 def test_a_bot_account_plays_its_attempt_with_its_api_token(tmp_path: Path) -> None:
     with challenge(tmp_path / "dorf.sqlite3", tmp_path / "today") as owner:
         token = owner.post("/api/me/tokens", json={}).json()["token"]

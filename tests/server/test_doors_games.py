@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
+import pytest
 from fastapi.testclient import TestClient
 from test_server_helpers import legal_move, served, socket, until
 
@@ -150,6 +151,7 @@ def test_the_limit_counts_a_player_from_any_address_and_seeks_too(tmp_path: Path
 # --- item 3: ratings cannot be farmed --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_rated_game_resigned_before_each_seat_moved_is_aborted_and_unrated(tmp_path: Path) -> None:
     with served(tmp_path / "db.sqlite3") as client:
         ann, bob = named(client, "Ann"), named(browser(client), "Bob")
@@ -306,6 +308,7 @@ def fast_clocks(tmp_path: Path, scale: float) -> Iterator[TestClient]:
         yield client
 
 
+@pytest.mark.slow
 def test_a_computer_seat_on_a_tiny_clock_does_not_lose_on_time(tmp_path: Path) -> None:
     # 1+0 at twenty times: the computer has 3 real seconds for its 42 decisions, where its usual
     # pause and budget would take 60.  The person plays at once.

@@ -65,6 +65,7 @@ def screens(client: TestClient) -> int:
     return int(pool.kinds.get("lessons-screen", 0))
 
 
+@pytest.mark.slow
 def test_lessons_are_computed_once_and_kept_for_a_second_request_and_another_server(
     tmp_path: Path,
 ) -> None:
@@ -97,6 +98,7 @@ def test_two_servers_on_postgresql_compute_a_games_lessons_once(
         assert (screens(one), screens(two)) == (1, 0)
 
 
+@pytest.mark.slow
 def test_a_second_lessons_computation_from_one_address_is_refused_busy(app_client: TestClient) -> None:
     games = [finished_game(app_client, seed) for seed in (2, 3)]
     # Two games' lessons asked at once from one address: one is computed, the other refused.
@@ -113,6 +115,7 @@ def test_a_second_lessons_computation_from_one_address_is_refused_busy(app_clien
     assert ask(at(app_client, "10.0.0.1"), late).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_second_lessons_computation_of_one_player_is_refused_busy(app_client: TestClient) -> None:
     become_player(app_client)  # the player holds both games' seats (its cookie)
     games = [finished_game(app_client, seed) for seed in (2, 3)]
@@ -134,6 +137,7 @@ def _record(seed: int) -> dict[str, Any]:
     return record_of(state, ["Ann"])
 
 
+@pytest.mark.slow
 def test_computer_moves_and_hints_go_ahead_of_the_lessons_waiting_steps() -> None:
     """One worker: a computer move runs; the lessons' two steps, a hint and another move of the
     same (busy) game wait.  The hint and the move go first, though the game has used the worker
@@ -163,6 +167,7 @@ def test_computer_moves_and_hints_go_ahead_of_the_lessons_waiting_steps() -> Non
     assert [kind for _, kind in ended[3:]] == ["lessons-screen", "lessons-screen"]
 
 
+@pytest.mark.slow
 def test_the_lessons_never_hold_every_worker() -> None:
     """Two workers: two lessons' steps wait, one runs; a computer move takes the other at once."""
     record = _record(4)
@@ -195,6 +200,7 @@ def test_the_lessons_never_hold_every_worker() -> None:
     assert asyncio.run(run()) == (1, 1, 2)
 
 
+@pytest.mark.slow
 def test_the_lessons_of_a_game_are_its_costliest_placements_weighed() -> None:
     """The quick look keeps few placements, the coach weighs them: at most three lessons, biggest
     loss first, each a placement of the player with its board and words."""

@@ -77,6 +77,7 @@ def clocked(db: Path, **config: Any) -> Iterator[tuple[TestClient, Clock]]:
 
 
 @pytest.mark.sqlite_only
+@pytest.mark.slow
 def test_reads_without_a_cookie_make_no_player(db: Path) -> None:
     with served(db) as client:
         for _ in range(50):  # the 1,000, fewer here: each is one request
@@ -98,6 +99,7 @@ def test_reads_without_a_cookie_make_no_player(db: Path) -> None:
 
 
 @pytest.mark.sqlite_only
+@pytest.mark.slow
 def test_a_visitor_becomes_a_player_with_the_first_thing_that_needs_one(db: Path) -> None:
     with served(db) as client:
         assert client.get("/api/me").json()["player"] is False
@@ -188,6 +190,7 @@ def test_a_new_visitor_gets_a_name_when_the_plain_names_are_all_taken(
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_names_that_look_alike_are_one_name(db: Path) -> None:
     with served(db) as client:
         become(client, "Alice")
@@ -233,6 +236,7 @@ def test_a_name_given_up_is_held_for_its_player_a_while(db: Path) -> None:
 
 
 @pytest.mark.sqlite_only
+@pytest.mark.slow
 def test_reading_a_day_nobody_played_writes_nothing(db: Path, tmp_path: Path) -> None:
     today = tmp_path / "today"
     today.write_text("2026-12-06")

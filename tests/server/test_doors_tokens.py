@@ -13,13 +13,19 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_server_helpers import served
+from test_server_helpers import cheap_hasher, cheap_passwords, served
 
 from dorf.server.edge import players as edge_players
 from dorf.server.players import accounts
 from dorf.server.players.accounts import COOKIE, HASHING_AT_ONCE, MAX_TOKENS
 
 PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(autouse=True)
+def _cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2 at its lowest cost (test_players checks the server's own, production's cost)."""
+    cheap_passwords(monkeypatch)
 
 
 def another(client: TestClient, address: str = "testclient") -> TestClient:
@@ -259,9 +265,7 @@ class CountingHasher:
     little) for a third to come, which it does unless something holds them back."""
 
     def __init__(self) -> None:
-        from argon2 import PasswordHasher
-
-        self.real = PasswordHasher()
+        self.real = cheap_hasher()
         self.inside = 0
         self.most = 0
         self.lock = threading.Condition()
@@ -292,6 +296,7 @@ class CountingHasher:
             self._leave()
 
 
+@pytest.mark.slow
 def test_argon2_runs_at_most_two_at_once(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counting = CountingHasher()
     monkeypatch.setattr(accounts, "_hasher", lambda: counting)

@@ -508,6 +508,7 @@ def _lesson_reasons() -> Iterator[str]:
             yield from lesson["reasons"]
 
 
+@pytest.mark.slow
 def test_every_english_text_of_the_server_has_a_template() -> None:
     from dorf.players.levels import levels
 

@@ -22,7 +22,7 @@ from dorf.server.storage.daily import LEADER_GAMES, LEADER_RD
 def test_the_benchmark_at_a_tiny_size(tmp_path: Path) -> None:
     db = tmp_path / "bench.sqlite3"
     lines: list[str] = []
-    options = Options(players=300, results=2000, requests=20, warmup=3, repeats=3, seed=7)
+    options = Options(players=300, results=2000, requests=5, warmup=1, repeats=2, seed=7)
     run = bench(str(db), options, tmp_path, out=lines.append)
 
     figures = json.loads(lines[-1])

@@ -39,7 +39,7 @@ def test_one_and_two_instances_compared(pg_url: str, capsys: pytest.CaptureFixtu
     before = run_databases(pg_url)
     code, results, out = bench(
         capsys,
-        *("--db", pg_url, "--instances", "1,2", "--games", "4", "--clients", "8", "--seconds", "2"),
+        *("--db", pg_url, "--instances", "1,2", "--games", "2", "--clients", "4", "--seconds", "1"),
     )
     assert code == 0, out
     assert [r["instances"] for r in results] == [1, 2]
@@ -63,7 +63,7 @@ def test_an_instance_killed(pg_url: str, capsys: pytest.CaptureFixture[str]) -> 
     code, results, out = bench(
         capsys,
         *("--db", pg_url, "--instances", "2", "--kill-one-after", "1", "--think", "0.03", "--repeat-last"),
-        *("--games", "6", "--clients", "12", "--seconds", "4"),
+        *("--games", "4", "--clients", "8", "--seconds", "4"),
     )
     [result] = results
     assert result["killed_after_s"] == 1

@@ -376,6 +376,7 @@ def paired_game(
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_your_games_your_move_first_and_a_rematch_offered_to_the_other(db: Any) -> None:
     import random
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import psycopg
+import pytest
 
 from dorf.testing.pgcluster import Cluster
 
@@ -13,6 +14,7 @@ from dorf.testing.pgcluster import Cluster
 USER_TABLES = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
 
 
+@pytest.mark.slow
 def test_the_cluster_answers(pg_cluster: Cluster) -> None:
     with psycopg.connect(pg_cluster.url("postgres")) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)

@@ -24,6 +24,7 @@ def _pools(message: Json) -> set[tuple[str, str | None, bool, int]]:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_the_lobby_tells_how_many_seek_in_each_pool_and_never_who(db: Any) -> None:
     with served(db) as client:
         ann, bob, cy = person(client), person(client), person(client)
@@ -50,6 +51,7 @@ def test_the_lobby_tells_how_many_seek_in_each_pool_and_never_who(db: Any) -> No
             assert all(x["pools"] != y["pools"] for x, y in itertools.pairwise(told_messages))
 
 
+@pytest.mark.slow
 def test_the_seekers_message_is_bounded_and_changes_meanwhile_go_as_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +102,7 @@ def test_the_log_names_each_lines_tile_and_task_for_the_page_to_say_in_words(tmp
         assert first["type"] and first["value"] > 0 and first["label"]
 
 
+@pytest.mark.slow
 def test_the_expert_game_of_a_closed_day_is_kept_and_linked(tmp_path: Path) -> None:
     today = tmp_path / "today"
     with challenge(tmp_path / "dorf.sqlite3", today) as ann:

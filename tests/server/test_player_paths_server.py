@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from test_players import another
 from test_server_helpers import create, legal_move, served, socket, until
@@ -35,6 +36,7 @@ def duel_of_two(ann: TestClient, bob: TestClient, **more: Any) -> tuple[str, str
     return made["id"], made["tokens"]["0"], joined.json()["token"]
 
 
+@pytest.mark.slow
 def test_a_browser_gets_a_page_for_a_bad_link_and_a_program_keeps_its_json(db: Path) -> None:
     with served(db) as client:
         page = client.get("/no/such/page", headers=HTML)

@@ -12,14 +12,23 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_server_helpers import served
+from test_server_helpers import cheap_passwords, served
 
 from dorf.server.config import ServerConfig
 from dorf.server.hub import create_app
+from dorf.server.players import accounts
 from dorf.server.players.accounts import COOKIE
 
 NAME = re.compile(r"[A-Za-z]{2,18}[0-9]{0,2}")
 PASSWORD = "correct horse battery"
+#: The server's own argon2 hasher, at production's cost (the tests here use a cheap one).
+PRODUCTION_HASHER = accounts._hasher
+
+
+@pytest.fixture(autouse=True)
+def _cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2 at its lowest cost, but in the test of the production cost."""
+    cheap_passwords(monkeypatch)
 
 
 def me(client: TestClient, **headers: str) -> dict[str, Any]:
@@ -102,6 +111,22 @@ def test_names_change_unique_ignoring_case_and_some_are_kept_back(db: Path) -> N
         assert me(other)["name"] == theirs
         # One's own name in another case is one's own.
         assert client.post("/api/me/name", json={"name": "QUIET_HERON-7"}).json()["name"] == "QUIET_HERON-7"
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.slow
+def test_a_password_is_stored_as_its_argon2id_hash_at_the_production_cost(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(accounts, "_hasher", PRODUCTION_HASHER)
+    with served(db) as phone:
+        name = me(phone)["name"]
+        assert phone.post("/api/me/password", json={"password": PASSWORD}).json()["signed_in"] is True
+        signed = another(phone).post("/api/sign-in", json={"name": name, "password": PASSWORD})
+        assert signed.status_code == 200 and signed.json()["name"] == name
+    with sqlite3.connect(db) as conn:
+        [(hashed,)] = conn.execute("SELECT hash FROM server_password").fetchall()
+    assert hashed.startswith("$argon2id$v=19$m=65536,t=3,p=4$") and PASSWORD not in hashed
 
 
 @pytest.mark.storage

@@ -82,6 +82,7 @@ def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
         assert [(p["name"], p["bot"]) for p in players] == [("Computer (easy)", True), (name, True)]
 
 
+@pytest.mark.slow
 def test_the_cookie_is_secure_behind_a_trusted_proxy_that_says_https(tmp_path: Path) -> None:
     with launch(tmp_path / "dorf.sqlite3", process=True, trusted_proxy="127.0.0.1") as server:
         for proto, secure in (("https", True), ("http", False)):

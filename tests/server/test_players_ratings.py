@@ -46,6 +46,7 @@ def rated_duel(creator: TestClient, joiner: TestClient) -> tuple[str, str, str]:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_rated_duel_changes_both_ratings_by_exactly_what_glicko2_gives(db: Path) -> None:
     with served(db) as ann:
         bob = another(ann)
@@ -127,6 +128,7 @@ HERE, EASY = {"kind": "here"}, {"kind": "computer", "player": "easy"}
         ({"mode": "head-to-head", "seats": [HERE, HERE]}, 400, "self-play"),
     ],
 )
+@pytest.mark.slow
 def test_a_game_that_cannot_be_rated_is_refused_and_nothing_is_made(
     db: Path, body: dict[str, Any], status: int, code: str
 ) -> None:
@@ -159,6 +161,7 @@ def test_a_rated_game_against_oneself_is_refused_and_changes_nothing(db: Path) -
         assert bob.post(f"/api/games/{made['id']}/join", json={"invite": invite}).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_computer_level_plays_rated_under_its_own_name(db: Path) -> None:
     with served(db) as ann:
         name = me(ann)["name"]

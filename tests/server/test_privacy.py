@@ -127,6 +127,7 @@ def test_deleting_ones_account_keeps_its_games_with_the_seat_anonymised(db: Path
         assert client.get("/api/me").json()["player"] is False
 
 
+@pytest.mark.slow
 def test_a_banned_player_cannot_create_take_a_seat_or_seek(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dorf.server.computer.pool import ThinkPool
 from dorf.server.computer.seats import ComputerSeats
 from dorf.server.config import ServerConfig
@@ -155,6 +157,7 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_only_dorf_serve_imports_the_composition_root_and_the_round_no_feature() -> None:
     server = SRC / "dorf" / "server"
     root = {server / "hub.py", server / "cli.py"}

@@ -91,6 +91,7 @@ def test_a_solo_game_over_the_websocket_to_the_end(db: Path) -> None:
         assert steps[-1]["scores"] == [game["scores"][0]["total"]]
 
 
+@pytest.mark.slow
 def test_the_preview_is_exact_and_changes_nothing(db: Path) -> None:
     with served(db) as client:
         made = create(client, seed=11)
@@ -165,6 +166,7 @@ def test_hot_seat_players_take_turns_at_one_screen(db: Path) -> None:
 # --- bad input: nothing changes ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bad_messages_get_clear_errors_and_change_nothing(db: Path) -> None:
     with served(db) as client:
         made = create(client, mode="duel", seed=None, seats=[{"kind": "here"}, {"kind": "online"}])
@@ -310,6 +312,7 @@ def test_online_duel_join_link_reconnect_and_spectator(db: Path) -> None:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_whole_duel_against_the_computer(db: Path) -> None:
     with served(db) as client:
         made = create(client, mode="duel", seats=[{"kind": "here"}, {"kind": "computer", "player": "greedy"}])
@@ -324,6 +327,7 @@ def test_a_whole_duel_against_the_computer(db: Path) -> None:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_head_to_head_draft_and_laying_between_two_sockets(db: Path) -> None:
     with served(db) as client:
         made = create(client, mode="head-to-head", seed=5)
@@ -385,6 +389,7 @@ def test_a_restart_resumes_every_game_where_it_stood(db: Path) -> None:
 
 
 @pytest.mark.sqlite_only  # the SQLite file itself (the writer behind; the file read)
+@pytest.mark.slow
 def test_a_write_the_database_refuses_is_tried_again_and_saved_once_it_can(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -414,6 +419,7 @@ def test_a_write_the_database_refuses_is_tried_again_and_saved_once_it_can(
 
 
 @pytest.mark.sqlite_only  # the SQLite file itself (the writer behind; the file read)
+@pytest.mark.slow
 def test_moves_are_refused_once_the_database_has_refused_writes_for_longer_than_the_grace(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -445,6 +451,7 @@ def test_moves_are_refused_once_the_database_has_refused_writes_for_longer_than_
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_computer_only_game_plays_itself_and_survives_a_restart(db: Path) -> None:
     seats = [{"kind": "computer", "player": "random"}, {"kind": "computer", "player": "greedy"}]
     with served(db) as client:
@@ -478,6 +485,7 @@ def test_the_replay_viewer_reads_any_record(db: Path) -> None:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_finished_server_game_goes_into_a_campaign(db: Path) -> None:
     with served(db) as client:
         # A seed drawn by the server: a game of a chosen seed never goes into a campaign.
@@ -523,6 +531,7 @@ def test_a_computer_plays_a_cooperative_game_alone(db: Path) -> None:
         assert final["game"]["turn"] > 40
 
 
+@pytest.mark.slow
 def test_the_test_client_is_used_as_starlette_recommends() -> None:
     """Starlette's test client warns when it runs on httpx; the test extra installs httpx2."""
     import subprocess

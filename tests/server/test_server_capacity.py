@@ -39,6 +39,7 @@ def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 # --- 6. memory, creation limits, connection caps ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_creating_games_is_limited_per_address(db: Path) -> None:
     with served(db, create_limit=3) as client:
         for _ in range(3):
@@ -51,6 +52,7 @@ def test_creating_games_is_limited_per_address(db: Path) -> None:
             create(client)
 
 
+@pytest.mark.slow
 def test_games_are_read_when_asked_for_and_leave_memory_when_idle(db: Path) -> None:
     with served(db) as client:
         ids = [create(client, mode=mode)["id"] for mode in ("coop", "duel", "head-to-head")]
@@ -76,6 +78,7 @@ def test_games_are_read_when_asked_for_and_leave_memory_when_idle(db: Path) -> N
         assert client.get(f"/api/games/{more[0]}").json()["turn"] == 0
 
 
+@pytest.mark.slow
 def test_a_game_of_computers_nobody_watches_stops_and_goes_on_when_opened(db: Path) -> None:
     seats = [{"kind": "computer", "player": "random"}] * 2
     with served(db, idle_seconds=0.3, ai_delay=0.05) as client:
@@ -124,6 +127,7 @@ def coop_record(moves: int, seed: int = 3) -> dict[str, Any]:
     return record_of(state)
 
 
+@pytest.mark.slow
 def test_the_pool_serves_a_quick_game_before_a_busy_one() -> None:
     from dorf.server.computer.pool import ThinkError, ThinkPool
 
@@ -247,6 +251,7 @@ def test_moves_of_games_in_memory_are_answered_while_another_program_locks_the_d
             assert client.get(f"/api/games/{game['id']}").json()["turn"] == 1
 
 
+@pytest.mark.slow
 def test_a_computer_move_that_could_not_be_stored_is_tried_again(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,6 +295,7 @@ def _damage_page(db: Path, table: str) -> None:
         handle.write(b"\xa5" * size)
 
 
+@pytest.mark.slow
 def test_damaged_rows_mark_their_games_broken_and_the_server_starts(
     db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -382,6 +388,7 @@ def test_requests_from_a_page_of_another_site_are_refused(db: Path) -> None:
             assert Socket(ws).receive()["type"] == "state"
 
 
+@pytest.mark.slow
 def test_a_long_lock_gives_clear_errors_and_loses_nothing_acknowledged(db: Path) -> None:
     with served(db, storage_grace=0.5) as client:
         made = create(client)

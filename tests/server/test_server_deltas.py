@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 from test_server_helpers import Socket, create, legal_move, served, socket
 
+from dorf.formats.record import apply_decision
 from dorf.games.state import Pick
 from dorf.rules.area import Placement
 from dorf.rules.hexgrid import Hex
 from dorf.server.protocol.delta import diff, patch, same
+from dorf.server.protocol.describe import Description
 from dorf.server.protocol.messages import Move
 from dorf.server.round.session import MODES, GameSession, SeatSpec
 
@@ -50,19 +52,34 @@ SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytes
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.slow
 def test_incremental_descriptions_equal_fresh_ones_and_deltas_rebuild_them(mode: str, seed: int) -> None:
     rng = random.Random(seed)
     practice = mode == "coop"
     seats = [SeatSpec("here", "Ann"), SeatSpec("here", "Bob")]
     session = GameSession.new("g", mode, seed + 11, seats, practice=practice)
     held = {view: session.document(view) for view in VIEWS}
+    # The decisions replayed as from the database (GameSession.replay): all of them at every eighth
+    # move, after an undo and at the end; between, one more at each move (replay's step, on the
+    # state replayed so far).  Described from scratch every time.
+    fresh = GameSession.new("g", mode, seed + 11, seats, practice=practice)
     while not session.is_over:
-        if practice and session.can_undo() and rng.random() < 0.1:
+        undo = practice and session.can_undo() and rng.random() < 0.1
+        if undo:
             session.take_back(session.undo_count(0))
         else:
             session.apply(random_move(session, rng))
-        fresh = GameSession.replay("g", mode, seed + 11, seats, list(session.decisions), practice=practice)
+        if undo or session.version % 8 == 0 or session.is_over:
+            decisions = list(session.decisions)
+            fresh = GameSession.replay("g", mode, seed + 11, seats, decisions, practice=practice)
+        else:
+            entry = session.decisions[-1]
+            player, _ = apply_decision(fresh.state, len(session.decisions), entry)
+            fresh.decisions.append(entry)
+            fresh.deciders.append(fresh.order[player])
+        assert fresh.decisions == session.decisions
         fresh.version = session.version
+        fresh.description = Description(fresh)  # nothing kept from the last move's description
         if rng.random() < 0.5:  # the view before a pending placement made again, not kept
             session.description._open = None
         for view in sorted(VIEWS, key=lambda v: fresh.description.view_key(v) != "full"):
@@ -122,6 +139,7 @@ def _check(sock: Socket, client: Any, game_id: str, tokens: list[str]) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.slow
 def test_clients_following_a_whole_game_through_deltas_hold_the_fresh_state(db: Path, mode: str) -> None:
     rng = random.Random(mode)
     with served(db) as client:
@@ -134,12 +152,12 @@ def test_clients_following_a_whole_game_through_deltas_hold_the_fresh_state(db: 
         ):
             socks = {0: first, 1: second}
             moves = 0
-            while not first.sync()["game"]["over"]:
-                state = first.sync()
+            while not (state := first.sync())["game"]["over"]:
                 seat = rng.choice(state["game"]["waiting"])
                 mover = socks[seat]
-                pending_before = mover.sync()["game"]["waiting"]
-                reply = mover.request(legal_move(mover.sync(), seat, rng))
+                before = mover.sync()
+                pending_before = before["game"]["waiting"]
+                reply = mover.request(legal_move(before, seat, rng))
                 assert reply["type"] == "ok", reply
                 moves += 1
                 for sock, held in ((first, [tokens["0"]]), (second, [tokens["1"]]), (watcher, [])):

@@ -188,6 +188,7 @@ def test_dorf_serve_believes_forwarded_for_from_a_trusted_proxy_only(db: Path) -
 
 
 @pytest.mark.sqlite_only  # restarted, a server on SQLite forgets the count (PostgreSQL keeps it)
+@pytest.mark.slow
 def test_creating_campaigns_is_limited_per_address(db: Path) -> None:
     with served(db, campaign_limit=2) as client:
         for name in ("One", "Two"):
@@ -213,6 +214,7 @@ def _fail_here(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("computed in the server process")
 
 
+@pytest.mark.slow
 def test_hints_and_replays_are_computed_in_worker_processes(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

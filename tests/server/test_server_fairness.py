@@ -102,6 +102,7 @@ def health(client: TestClient) -> dict[str, Any]:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_32_spectators_cannot_shut_the_seat_holders_out(db: Path) -> None:
     with served_from(db) as client, ExitStack() as stack:
         gid, host, guest = duel_with_guest(client)
@@ -133,6 +134,7 @@ def test_a_spectator_that_proves_a_seat_makes_room_for_another(db: Path) -> None
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_a_held_back_client_that_says_nothing_is_turned_away(db: Path) -> None:
     with served_from(db, max_spectators=1, hello_seconds=0.2) as client, ExitStack() as stack:
         gid = create(client)["id"]
@@ -147,6 +149,7 @@ def test_a_held_back_client_that_says_nothing_is_turned_away(db: Path) -> None:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_one_address_cannot_open_more_than_16_connections(db: Path) -> None:
     with served_from(db) as client, ExitStack() as stack:
         made = create(client, seats=[{"kind": "here"}, {"kind": "here"}])
@@ -169,6 +172,7 @@ def test_one_address_cannot_open_more_than_16_connections(db: Path) -> None:
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_seat_holding_connections_of_one_address_are_capped_too(db: Path) -> None:
     with served_from(db, max_connections_per_address=2) as client, ExitStack() as stack:
         made = create(client, seats=[{"kind": "here"}, {"kind": "here"}])
@@ -221,6 +225,7 @@ def test_a_game_with_an_online_seat_gets_its_seed_from_the_server_only(db: Path)
 
 
 @pytest.mark.sqlite_only  # the SQLite file itself
+@pytest.mark.slow
 def test_a_game_of_a_chosen_seed_says_so_and_no_campaign_takes_it(db: Path) -> None:
     rng = random.Random(6)
     with served(db) as client:

@@ -19,6 +19,23 @@ from dorf.server.protocol.delta import patch
 Json = dict[str, Any]
 
 
+def cheap_hasher() -> Any:
+    """argon2id at its lowest cost (8 KiB, one pass, one lane), for tests that set and try
+    passwords by the dozen: the same hashes and checks, a small fraction of the work.  The server's
+    own (``accounts._hasher``: argon2's defaults, 64 MiB, 3 passes, 4 lanes) is what production
+    uses: test_players checks a stored hash's parameters."""
+    from argon2 import PasswordHasher
+
+    return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+
+
+def cheap_passwords(monkeypatch: Any) -> None:
+    """Let the server hash passwords with :func:`cheap_hasher` (until ``monkeypatch`` undoes it)."""
+    from dorf.server.players import accounts
+
+    monkeypatch.setattr(accounts, "_hasher", cheap_hasher)
+
+
 @contextmanager
 def served(db: Path | str, **config: Any) -> Iterator[TestClient]:
     """A test client of an app on ``db``; computer seats think in threads, without delay."""

@@ -192,6 +192,7 @@ def _play(sock: Socket, seat: int, rng: random.Random) -> Json:
 
 def _serve(url: str) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "dorf.cli", "serve", "--db", url, "--port", "0", "--log-level", "error"]
+    command += ["--ai-workers", "0"]  # no computer seat here: no worker processes to start
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
     line = process.stdout.readline()

@@ -147,6 +147,7 @@ def join_both(client: Any, mode: str, seed: int, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.parametrize("mode", ["duel", "head-to-head"])
+@pytest.mark.slow
 def test_the_other_seats_placement_is_unseen_until_both_have_placed(
     db: Path, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,6 +203,7 @@ def test_the_other_seats_placement_is_unseen_until_both_have_placed(
             assert compared >= 4
 
 
+@pytest.mark.slow
 def test_the_computer_places_unseen_and_thinks_without_seeing_yours(db: Path) -> None:
     seats = [{"kind": "here", "name": "Ann"}, {"kind": "computer", "player": "greedy", "name": "Cy"}]
     rng = random.Random(4)
@@ -274,6 +276,7 @@ def test_the_players_choose_who_starts(db: Path) -> None:
             assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad-message", bad
 
 
+@pytest.mark.slow
 def test_head_to_head_started_by_the_second_seat_plays_to_the_end_and_replays(db: Path) -> None:
     with served(db) as client:
         seats = [{"kind": "here", "name": "Ann"}, {"kind": "computer", "player": "greedy", "name": "Cy"}]

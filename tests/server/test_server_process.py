@@ -54,19 +54,6 @@ def _announced(process: subprocess.Popen[str]) -> str:
     return line.split()[3].rstrip("/")
 
 
-def test_the_address_is_announced_once_the_server_answers(tmp_path: Path) -> None:
-    process = _serve(tmp_path / "dorf.sqlite3", "--port", "0", "--ai-workers", "0")
-    try:
-        base = _announced(process)
-        with urllib.request.urlopen(base + "/api/health", timeout=10) as response:  # at once, no retry
-            assert json.loads(response.read())["ok"] is True
-        with urllib.request.urlopen(base + "/", timeout=10) as response:  # dorf serve sends the policy
-            assert "script-src 'self'" in response.headers["Content-Security-Policy"]
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
 def test_a_taken_port_is_one_line_and_no_announcement(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -86,10 +73,16 @@ def test_a_database_in_a_missing_folder_is_refused_in_one_line(tmp_path: Path) -
     assert not missing.parent.exists()
 
 
-def test_the_computer_players_workers_die_with_the_server(tmp_path: Path) -> None:
+def test_the_address_is_announced_once_it_answers_and_the_workers_die_with_the_server(tmp_path: Path) -> None:
+    """One server for both (each start imports the whole server): the address it announces
+    answers at once, with the page policy; its computer players' workers die with it."""
     process = _serve(tmp_path / "dorf.sqlite3", "--port", "0", "--ai-workers", "2", "--ai-delay", "0")
     try:
         base = _announced(process)
+        with urllib.request.urlopen(base + "/api/health", timeout=10) as response:  # at once, no retry
+            assert json.loads(response.read())["ok"] is True
+        with urllib.request.urlopen(base + "/", timeout=10) as response:  # dorf serve sends the policy
+            assert "script-src 'self'" in response.headers["Content-Security-Policy"]
         seats = [{"kind": "computer", "player": "search:10s"}] * 2  # thinking when the server dies
         body = json.dumps({"mode": "duel", "seats": seats}).encode()
         request = urllib.request.Request(base + "/api/games", data=body, method="POST")

@@ -111,6 +111,7 @@ def test_a_lone_surrogate_in_a_websocket_message_is_answered_and_the_socket_stay
 
 
 @pytest.mark.storage
+@pytest.mark.slow
 def test_move_keys_belong_to_their_seat(db: Path) -> None:
     with served(db) as client:
         made = create(client, "duel")
@@ -183,6 +184,7 @@ def test_a_lone_surrogate_in_the_lobby_is_a_bad_message(db: Path, caplog: pytest
     _no_traceback(caplog)
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_is_a_bad_message_on_the_players_endpoints(
     db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

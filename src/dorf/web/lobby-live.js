@@ -19,7 +19,8 @@ function clockText(clock) {
 /** "expires in …": an open game nobody takes leaves the list (30 minutes for real time, a day else). */
 function expiresText(expires) {
   if (typeof expires !== "number") return "";
-  const minutes = Math.max(1, Math.ceil((expires * 1000 - Date.now()) / 60000));
+  // Rounded, not raised: the server says when to the second, so a new game may have 30 min 0.4 s.
+  const minutes = Math.max(1, Math.round((expires * 1000 - Date.now()) / 60000));
   return minutes < 120 ? t("play.open.expires_minutes", { count: minutes }) : t("play.open.expires_hours", { count: Math.round(minutes / 60) });
 }
 

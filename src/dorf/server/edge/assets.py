@@ -55,6 +55,19 @@ class Asset:
     etag: str
 
 
+#: Each body compressed so far, by its SHA-256: a process that makes several apps (the tests make
+#: hundreds) compresses each file once.
+_GZIPPED: dict[bytes, bytes] = {}
+
+
+def _gzipped(body: bytes) -> bytes:
+    key = hashlib.sha256(body).digest()
+    known = _GZIPPED.get(key)
+    if known is None:
+        known = _GZIPPED[key] = gzip.compress(body, 9, mtime=0)
+    return known
+
+
 def web_root() -> Path:
     """The folder of the browser UI shipped in the package."""
     return Path(str(resources.files("dorf.web")))
@@ -73,7 +86,7 @@ class Assets:
             if media.startswith("text/") or media in ("application/javascript", "image/svg+xml"):
                 media += "; charset=utf-8"
             tag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
-            self.files[name] = Asset(body, gzip.compress(body, 9, mtime=0), media, tag)
+            self.files[name] = Asset(body, _gzipped(body), media, tag)
         #: Names this set of files: part of the long-cached addresses.
         self.build = digest.hexdigest()[:10]
 
@@ -96,7 +109,7 @@ class Assets:
         text = self.files[name].body.replace(b'"/static/', f'"/static/{self.build}/'.encode())
         text = _HTML_LANG.sub(f'<html lang="{lang}"'.encode(), text, count=1)
         tag = '"' + hashlib.sha256(text).hexdigest()[:16] + '"'
-        return Asset(text, gzip.compress(text, 9, mtime=0), self.files[name].media_type, tag)
+        return Asset(text, _gzipped(text), self.files[name].media_type, tag)
 
     def find(self, path: str) -> tuple[Asset, bool] | None:
         """The file at ``/static/PATH`` and whether its address names this build (None: no
