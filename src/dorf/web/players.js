@@ -34,7 +34,8 @@ export const playerMethods = {
       try {
         seen = await api("GET", `/api/games/${encodeURIComponent(this.id)}/players`);
       } catch {
-        return; // names only: the game plays on without them
+        if (!ending) return; // names only: the game plays on without them
+        continue; // at the end the change is awaited: a refused or lost read is asked again
       }
       this.seatPlayers = seen;
       this.render();
