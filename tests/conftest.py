@@ -34,18 +34,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
         on_postgres = "pg_url" in fixtures or params.get("db") == "postgresql"
-        in_browser = item.path.parent.name == "e2e" and item.path.parent.parent.name == "tests"
-        if on_postgres or in_browser:
+        if on_postgres or _in_browser(item):
             item.add_marker(pytest.mark.slow)
-
     # The longest first (the browser's, then the other slow ones): the workers share out what is
     # left from the end of the queue, and a long test begun last would keep one core waiting.
-    def weight(item: pytest.Item) -> int:
-        if item.path.parent.name == "e2e":
-            return 0
-        return 1 if item.get_closest_marker("slow") is not None else 2
+    items.sort(key=lambda item: 0 if _in_browser(item) else 1 if item.get_closest_marker("slow") else 2)
 
-    items.sort(key=weight)
+
+def _in_browser(item: pytest.Item) -> bool:
+    return item.path.parent.name == "e2e" and item.path.parent.parent.name == "tests"
 
 
 @pytest.fixture(autouse=True)

@@ -60,8 +60,8 @@ class Asset:
 _GZIPPED: dict[bytes, bytes] = {}
 
 
-def _gzipped(body: bytes) -> bytes:
-    key = hashlib.sha256(body).digest()
+def _gzipped(body: bytes, key: bytes) -> bytes:
+    """``body`` gzipped (level 9), ``key`` its SHA-256."""
     known = _GZIPPED.get(key)
     if known is None:
         known = _GZIPPED[key] = gzip.compress(body, 9, mtime=0)
@@ -85,8 +85,10 @@ class Assets:
             media = mimetypes.guess_type(name)[0] or "application/octet-stream"
             if media.startswith("text/") or media in ("application/javascript", "image/svg+xml"):
                 media += "; charset=utf-8"
-            tag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
-            self.files[name] = Asset(body, _gzipped(body), media, tag)
+            key = hashlib.sha256(body)
+            self.files[name] = Asset(
+                body, _gzipped(body, key.digest()), media, '"' + key.hexdigest()[:16] + '"'
+            )
         #: Names this set of files: part of the long-cached addresses.
         self.build = digest.hexdigest()[:10]
 
@@ -108,8 +110,10 @@ class Assets:
         language ``lang`` (its ``<html lang>``)."""
         text = self.files[name].body.replace(b'"/static/', f'"/static/{self.build}/'.encode())
         text = _HTML_LANG.sub(f'<html lang="{lang}"'.encode(), text, count=1)
-        tag = '"' + hashlib.sha256(text).hexdigest()[:16] + '"'
-        return Asset(text, _gzipped(text), self.files[name].media_type, tag)
+        key = hashlib.sha256(text)
+        return Asset(
+            text, _gzipped(text, key.digest()), self.files[name].media_type, '"' + key.hexdigest()[:16] + '"'
+        )
 
     def find(self, path: str) -> tuple[Asset, bool] | None:
         """The file at ``/static/PATH`` and whether its address names this build (None: no

@@ -126,7 +126,7 @@ def add_player_routes(
             player = await players.of_request(request, None)
         return await players.me(await players.rename(player, data.get("name")))
 
-    @app.post("/api/me/password", response_model=None)
+    @app.post("/api/me/password")
     async def password(request: Request, response: Response) -> dict[str, Any] | JSONResponse:
         data = need_object(await body_of(request), "a password")
         player = await hub().players.player_of(request)
@@ -173,7 +173,7 @@ def add_player_routes(
         await players.sign_out_everywhere(request, response, player)
         return await players.me(player)
 
-    @app.post("/api/sign-in", response_model=None)
+    @app.post("/api/sign-in")
     async def sign_in(request: Request, response: Response) -> dict[str, Any] | JSONResponse:
         data = need_object(await body_of(request), "a sign-in")
         name = data.get("name")

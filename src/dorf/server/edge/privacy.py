@@ -190,7 +190,7 @@ def add_privacy_routes(
         )
         return HTMLResponse(page("Sign in", body), headers={"Cache-Control": "no-store"})
 
-    @app.post("/sign-in/{link}", include_in_schema=False, response_model=None)
+    @app.post("/sign-in/{link}", include_in_schema=False)
     async def use_link(request: Request, link: str) -> Response:
         if not allowed_origin(
             request.headers.get("origin"), request.headers.get("host"), config.allowed_hosts, config.origins
