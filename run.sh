@@ -3,8 +3,8 @@
 #   ./run.sh [serve] [ARGS]  install, then serve the browser game at http://127.0.0.1:8000/
 #                          (./run.sh --port 8765 serves on port 8765)
 #   ./run.sh play ARGS     install, then play in the terminal
-#   ./run.sh test          install with test tools and every extra (and Debian's chromium for the
-#                          browser tests and postgresql for the PostgreSQL ones, if missing), then
+#   ./run.sh test          install with test tools and every extra (and Debian's chromium-headless-shell
+#                          for the browser tests and postgresql for the PostgreSQL ones, if missing), then
 #                          lint, type-check and test; where a C compiler is (and always in CI) the
 #                          compiled core must have been built
 #   ./run.sh bench ARGS    install, then run the benchmark
@@ -52,11 +52,12 @@ else
 fi
 case "$command" in
   test)
-    if ! command -v chromium >/dev/null && [ ! -x "${DORF_CHROMIUM:-/usr/bin/chromium}" ]; then
+    # The browser tests run Debian's headless shell of Chromium (dorf.testing.browser).
+    if ! command -v chromium-headless-shell >/dev/null && [ ! -x "${DORF_CHROMIUM:-/usr/lib/chromium/chromium-headless-shell}" ]; then
       if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null
       else
-        echo "run.sh: the browser tests need Debian's chromium: sudo apt-get install chromium" >&2
+        echo "run.sh: the browser tests need Debian's chromium-headless-shell: sudo apt-get install chromium-headless-shell" >&2
       fi
     fi
     # The PostgreSQL tests run a throwaway server of their own (dorf.testing.pgcluster): only the

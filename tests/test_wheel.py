@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pip
 import pytest
 
 from dorf.testing.net import post
@@ -51,6 +52,12 @@ def shipped_sources(src: Path) -> set[str]:
     return found
 
 
+def pip_in(environment: Path) -> list[str]:
+    """The tests' own pip, run by ``environment``'s Python: what ``pip --python`` does, without
+    the first pip process, which only starts this one."""
+    return [str(environment / "bin" / "python"), str(Path(pip.__file__).parent)]
+
+
 def has_compiler() -> bool:
     command = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()
     return bool(command) and shutil.which(command[0]) is not None
@@ -66,7 +73,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"][
         "requires"
     ]
-    pip = [sys.executable, "-m", "pip", "--python", str(backend / "bin" / "python")]
+    pip = pip_in(backend)
     subprocess.run([*pip, "install", "-q", *requires], check=True)
     builds = {}
     for kind in KINDS:
@@ -120,13 +127,8 @@ def fresh_environment(folder: Path, wheel: Path) -> Path:
     """A new virtual environment holding ``wheel`` (its ``bin/`` folder); the web extra's packages
     come from this environment's folders, after its own."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    python = folder / "bin" / "python"
     install = [
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        str(python),
+        *pip_in(folder),
         "install",
         "--no-deps",
         "--no-index",

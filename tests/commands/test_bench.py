@@ -53,7 +53,7 @@ def test_the_planner_bench_makes_the_same_choices_on_both_backends() -> None:
     figures = run_search_bench(2, 1, player="planner")
     assert figures["decisions"] == 2 and figures["futures"] == 24 and len(figures["chosen"]) == 2
     if COMPILED is not None:
-        compared = compare("planner", 2, 1, "coop", rounds=1)
+        compared = compare("planner", 1, 1, "coop", rounds=1)  # a position: the pure planner is slow
         assert compared["measure"] == "planner" and compared["same_choices"] is True
 
 

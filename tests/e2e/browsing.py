@@ -48,11 +48,21 @@ class Pages:
         self.pages: list[Any] = []
         self.errors: list[str] = []
 
-    def new(self, width: int = 1280, height: int = 800, touch: bool = False, locale: str = "en-US") -> Any:
+    def new(
+        self,
+        width: int = 1280,
+        height: int = 800,
+        touch: bool = False,
+        locale: str = "en-US",
+        motion: bool = False,
+    ) -> Any:
         """A page in a context of its own; ``touch``: a phone (touch events, mobile viewport);
         ``locale``: the browser's language (its Accept-Language and navigator.language: the page
-        speaks it), English unless given, whatever the machine's."""
+        speaks it), English unless given, whatever the machine's; ``motion``: the page animates as
+        for most people (otherwise it is asked for reduced motion, as some ask: a tile is drawn
+        where it lands, with the same result and far less for the renderer to draw)."""
         context = self.browser.new_context(
+            reduced_motion="no-preference" if motion else "reduce",
             viewport={"width": width, "height": height},
             has_touch=touch,
             is_mobile=touch,

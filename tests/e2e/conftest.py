@@ -3,9 +3,10 @@
 The server runs uvicorn in a thread on a temporary database
 (:func:`dorf.testing.servers.launch`, as for the screenshots), one for the test process; its
 computer seats move as soon as they have thought (``ai_delay=0``: a person's pause is for people).
-Chromium is the system one (``/usr/bin/chromium``, or ``$DORF_CHROMIUM``), launched through
-its executable path: nothing is downloaded.  ``./run.sh test`` installs both;
-without them these tests fail (they are never skipped).
+Chromium is the system one (Debian's headless shell, else ``/usr/bin/chromium``, or
+``$DORF_CHROMIUM``: :func:`dorf.testing.browser.chromium_path`), launched through its executable
+path: nothing is downloaded.  Pages ask for reduced motion unless a test says otherwise.
+``./run.sh test`` installs both; without them these tests fail (they are never skipped).
 A failed test leaves a screenshot of every page it had open in
 ``test-artifacts/`` (or ``$DORF_TEST_ARTIFACTS``).
 
@@ -49,7 +50,7 @@ def browser() -> Iterator[Any]:
         _missing("playwright is not installed (pip install playwright)")
     path = chromium_path()
     if path is None:
-        _missing("no chromium (apt-get install chromium)")
+        _missing("no chromium (apt-get install chromium-headless-shell)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield browser

@@ -12,7 +12,9 @@ from browsing import (
     GAIN,
     HTTP,
     Pages,
+    create,
     decide_elsewhere,
+    finished,
     place_by_clicking,
     start_from_lobby,
     tokens_of,
@@ -59,6 +61,13 @@ def same_as_a_fresh_page(page: Any, fresh: Any) -> None:
     fresh.close()
 
 
+def open_solo_game(page: Any, server_url: str) -> None:
+    """A solo game (as the lobby starts one by default, here made through the API: starting from
+    the lobby is another test's point) opened in the page."""
+    made = create(server_url, {"mode": "coop", "seats": [{"kind": "here"}]})
+    page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
+
+
 def test_a_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages) -> None:
     page = pages.new()
     page.goto(server_url + "/")
@@ -98,7 +107,7 @@ def test_a_solo_game_by_clicking_to_the_score_pad(server_url: str, pages: Pages)
             game_id = game_url.split("/game/")[1].split("#")[0]
             tokens = tokens_of(page, game_id)
             page.goto("about:blank")
-            decide_elsewhere(server_url, game_id, tokens, until=lambda game: game["turn"] >= 42)
+            decide_elsewhere(server_url, game_id, tokens, until=lambda game: game["turn"] >= 45)
             page.goto(game_url)
             page.locator(".legal-cell").first.wait_for()
         assert moves < 200
@@ -146,8 +155,10 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
     assert ann.locator('.area-pane[data-area="1"] .banner').inner_text() == "Bob is placing this tile"
     assert "Your turn" not in ann.locator('.area-pane[data-area="0"] .banner').inner_text()
     # The first rounds by clicking; the middle of the game from the players' other devices (over
-    # the websocket, as a page plays), all three pages following every move meanwhile; the last
-    # landscapes by clicking again.
+    # the websocket, as a page plays), the spectator's page following every move meanwhile and
+    # the players' pages closed (each page follows a move alike; drawing each of ~70 moves on three
+    # pages is most of this test's time); the players open the game again and click the last
+    # landscapes, all three pages following those moves.
     players = [ann, bob]
     game_id = ann.url.split("/game/")[1].split("#")[0]
     rounds = 0
@@ -157,7 +168,12 @@ def test_a_duel_between_two_browsers(server_url: str, pages: Pages) -> None:
             break
         if rounds == 3:
             tokens = tokens_of(ann, game_id) + tokens_of(bob, game_id)
-            game = decide_elsewhere(server_url, game_id, tokens, until=lambda game: game["left"][0][1] <= 2)
+            addresses = [page.url for page in players]
+            for page in players:
+                page.goto("about:blank")
+            game = decide_elsewhere(server_url, game_id, tokens, until=lambda game: game["left"][0][1] <= 1)
+            for page, address in zip(players, addresses, strict=True):
+                page.goto(address)
             for page in (*players, spectator):
                 wait_version_after(page, game["version"] - 1)
             rounds += 1
@@ -200,9 +216,10 @@ def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages:
         server_url + "/api/games",
         json={"mode": "coop", "seed": 4, "seats": [{"kind": "computer", "player": "random"}]},
     ).json()
+    finished(server_url, made["id"])  # before the page opens it: no page draws each move
     page = pages.new()
     page.goto(f"{server_url}/game/{made['id']}")
-    page.locator("#score-pad").wait_for(timeout=60_000)
+    page.locator("#score-pad").wait_for()
     page.goto(f"{server_url}/replay/{made['id']}")
     label = page.locator("#step-label")
     label.wait_for()
@@ -218,7 +235,7 @@ def test_the_replay_viewer_steps_through_a_finished_game(server_url: str, pages:
 
 def test_playing_with_the_keyboard_alone(server_url: str, pages: Pages) -> None:
     page = pages.new()
-    start_from_lobby(page, server_url)
+    open_solo_game(page, server_url)
     page.locator(".legal-cell").first.wait_for()
     for _ in range(4):
         old = version(page)
@@ -249,7 +266,7 @@ def test_the_next_tile_is_placeable_before_the_last_moves_ok_arrives(server_url:
         server.on_message(forward)
 
     page.route_web_socket(re.compile(r"/ws"), relay)
-    start_from_lobby(page, server_url)
+    open_solo_game(page, server_url)
     page.locator(".legal-cell").first.wait_for()
     for _ in range(3):
         old = version(page)
@@ -302,7 +319,7 @@ def test_a_hint_against_the_computer_is_shown_though_the_computer_moved_meanwhil
     seats = [{"kind": "here"}, {"kind": "computer", "player": "search:1s"}]
     made = HTTP.post(server_url + "/api/games", json={"mode": "head-to-head", "seats": seats}).json()
     # The draft but its last picks from another device of the seat's, the computer picking between.
-    decide_elsewhere(server_url, made["id"], made["tokens"]["0"], until=lambda game: len(game["pool"]) <= 4)
+    decide_elsewhere(server_url, made["id"], made["tokens"]["0"], until=lambda game: len(game["pool"]) <= 2)
     page = pages.wide()
     page.goto(f"{server_url}/game/{made['id']}#t={made['tokens']['0']}")
     hints = 0

@@ -29,22 +29,29 @@ def finished_computer_game(server_url: str) -> str:
     return game_id
 
 
-def svg_shapes(context: Any, url: str) -> dict[str, int]:
-    """Open an SVG picture as a document of its own (in the browser of the campaign's member: a
-    campaign is its members'): the browser parses it into an <svg> DOM."""
-    page = context.new_page()
-    response = page.goto(url)
-    assert response is not None and response.ok
-    assert response.headers["content-type"].startswith("image/svg+xml")
-    counts: dict[str, int] = page.evaluate(
-        """() => ({
-            svg: document.querySelectorAll('svg').length,
-            root: document.documentElement.localName === 'svg' ? 1 : 0,
-            circle: document.querySelectorAll('circle').length,
-            path: document.querySelectorAll('path, polyline, line').length,
-            text: document.querySelectorAll('text').length,
-        })"""
-    )
+#: An SVG picture fetched by the page (with its browser's cookies: a campaign is its members')
+#: and parsed by the browser as a document of its own: its status, type and the shapes in it.
+_SVG_SHAPES = """async (url) => {
+  const response = await fetch(url);
+  const type = response.headers.get("content-type") || "";
+  const doc = new DOMParser().parseFromString(await response.text(), "image/svg+xml");
+  return {
+    ok: response.ok ? 1 : 0,
+    svg_type: type.startsWith("image/svg+xml") ? 1 : 0,
+    svg: doc.querySelectorAll("svg").length,
+    root: doc.documentElement.localName === "svg" ? 1 : 0,
+    circle: doc.querySelectorAll("circle").length,
+    path: doc.querySelectorAll("path, polyline, line").length,
+    text: doc.querySelectorAll("text").length,
+  };
+}"""
+
+
+def svg_shapes(page: Any, url: str) -> dict[str, int]:
+    """Fetch an SVG picture in the page of the campaign's member (a campaign is its members') and
+    have the browser parse it into an <svg> DOM (a document of its own, as when opened)."""
+    counts: dict[str, int] = page.evaluate(_SVG_SHAPES, url)
+    assert counts["ok"] == 1 and counts["svg_type"] == 1, (url, counts)
     return counts
 
 
@@ -107,7 +114,7 @@ def test_a_finished_game_goes_into_a_new_campaign_from_its_score_pad(server_url:
     base = f"{server_url}/api/campaigns/{campaign_id}"
     for src_of, url in (("#score-plot", f"{base}/score.svg"), ("#track", f"{base}/track.svg")):
         assert (page.locator(src_of).get_attribute("src") or "").startswith(f"/api/campaigns/{campaign_id}/")
-        shapes = svg_shapes(page.context, url)
+        shapes = svg_shapes(page, url)
         assert shapes["root"] == 1 and shapes["circle"] >= 1 and shapes["path"] >= 1, (src_of, shapes)
 
     # The same game a second time is refused, and nothing changes.

@@ -78,6 +78,7 @@ def test_the_english_words_to_look_for_are_words() -> None:
     assert not {"dorf", "online", "computer", "head"} & set(ENGLISH)
 
 
+@pytest.mark.usefixtures("quick_coach")  # the hints' words are looked at, not their advice
 def test_every_page_speaks_german_to_a_german_browser(server_url: str, pages: Pages) -> None:
     # Seats are named: the server names an unnamed seat in English ("Player 2"); the German lobby
     # names them in German.

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browsing import PHONE, WIDE, Pages, decide_elsewhere
+from browsing import PHONE, WIDE, Pages, decide_elsewhere, wait_version_after
 
 from dorf.server.players import glicko
 from dorf.testing.servers import launch
@@ -31,17 +31,29 @@ def shoot(page: Any, name: str, full: bool = False) -> None:
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full)
 
 
-def play_out(server_url: str, game_id: str, tokens: list[str], seed: int = 1) -> dict[str, Any]:
-    """Both seats played elsewhere to the end, seat 0 its first legal move, seat 1 a random one
-    (so that the game has a winner more often than not); the game then."""
-    rng = random.Random(seed)
+def play_out(
+    server_url: str,
+    game_id: str,
+    tokens: list[str],
+    rng: random.Random,
+    until: Callable[[dict[str, Any]], bool] = lambda game: False,
+) -> dict[str, Any]:
+    """Both seats played elsewhere to the end (or until ``until(game)`` holds), seat 0 its first
+    legal move, seat 1 a random one (so that the game has a winner more often than not); the
+    game then."""
 
     def choose(held: dict[str, Any], seat: int) -> dict[str, Any]:
         legal = held["you"]["legal"][str(seat)]
         q, r, rots = legal[0] if seat == 0 else rng.choice(legal)
         return {"at": [q, r], "rot": rots[0]}
 
-    return decide_elsewhere(server_url, game_id, tokens, choose=choose)
+    return decide_elsewhere(server_url, game_id, tokens, until=until, choose=choose)
+
+
+def last_landscapes(game: dict[str, Any]) -> bool:
+    """The Duel's last landscape tiles are near (``left``: task tiles, landscapes): one revealed,
+    one at most in the stack; the game ends a placement or two later."""
+    return bool(game["left"][0][1] <= 1)
 
 
 def held_token(page: Any, game_id: str, seat: int) -> str:
@@ -88,8 +100,16 @@ def test_two_players_a_rated_duel_and_their_pages(pages: Pages, policed: str) ->
     for page in (ann, bob):
         page.locator(".seat-player .seat-rating").first.wait_for()
     assert ann.locator('.seat-player[data-seat="1"] .seat-rating').first.inner_text() == "1500?"
-    # The game played to the end elsewhere (both seats' first legal moves), the pages following.
-    final = play_out(policed, gid, tokens)
+    # The game played elsewhere, its middle with the pages away (two pages drawing every move is
+    # not this test's point), its last tiles with the pages back at the game, following it to the end.
+    rng = random.Random(1)
+    for page in (ann, bob):
+        page.goto("about:blank")
+    assert not play_out(policed, gid, tokens, rng, until=last_landscapes)["over"]
+    for page in (ann, bob):
+        page.goto(f"{policed}/game/{gid}")
+        wait_version_after(page, -1)  # the page shows the game: it follows it from there
+    final = play_out(policed, gid, tokens, rng)
     assert final["over"]
     winner = final.get("winner")
     score = 0.5 if winner is None else 1.0 - winner

@@ -505,8 +505,7 @@ def test_a_build_without_a_c_compiler_falls_back_to_pure_python(tmp_path: Path) 
     assert '"backend": "pure"' in run.stdout
 
 
-#: tracemalloc slows the pure area's many small objects: its three measurements run in the whole run.
-@pytest.mark.parametrize("name", ["compiled", pytest.param("pure", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["compiled", "pure"])
 @pytest.mark.parametrize("mode", ["coop", "duel", "head-to-head"])
 def test_a_full_area_costs_at_most_64_kb(name: str, mode: str) -> None:
     """Measured with tracemalloc (every allocation the area makes, C ones included, as the

@@ -222,13 +222,19 @@ def test_ctrl_c_stops_the_programs_of_the_games_under_way(tmp_path: Path) -> Non
     sleeper = tmp_path / "sleeper.py"
     sleeper.write_text("import sys, time\nsys.stdin.readline()\nsys.stdin.readline()\ntime.sleep(600)\n")
     command = [sys.executable, "-m", "dorf.cli", "simulate", "--mode", "duel", "--player", cmd(sleeper)]
-    process = subprocess.Popen(
-        [*command, "--games", "4", "--workers", "2", "--bot-seconds", "300"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    # dorf must start with Ctrl-C heard, as from a shell, though this process may ignore it (an
+    # ignored signal stays ignored across exec, a handled one is heard again): a handler here
+    # while it starts, not a preexec_fn (which forks this process, JAX's threads and all).
+    heard = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            [*command, "--games", "4", "--workers", "2", "--bot-seconds", "300"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, heard)
 
     try:
         until(lambda: len(_programs(sleeper)) == 2, limit=60)

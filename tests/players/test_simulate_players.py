@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 
@@ -34,11 +35,11 @@ FACTORIES: dict[str, Callable[[int], Player]] = {
 }
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", list(FACTORIES))
-@pytest.mark.slow
-def test_players_only_make_legal_decisions_to_the_end_of_a_game(mode: str, name: str) -> None:
+def _whole_game(mode: str, name: str) -> list[Pick | Placement]:
+    """A whole game of ``mode`` between two ``name`` players (seeds 11 and 12; one in the
+    cooperative game), every decision checked legal: its decisions in order."""
     players = [FACTORIES[name](seed) for seed in (11, 12)]
+    made: list[Pick | Placement] = []
     decisions = 0
     if mode == "coop":
         state = CoopGame(seed=21).new_state()
@@ -47,9 +48,10 @@ def test_players_only_make_legal_decisions_to_the_end_of_a_game(mode: str, name:
             assert isinstance(decision, Placement)
             assert state.why_illegal(decision) is None, (decision, state.turn)
             state.play(decision)
+            made.append(decision)
             decisions += 1
         assert decisions > 40
-        return
+        return made
     game: DuelState | HeadToHeadState
     game = DuelGame(seed=21).new_state() if mode == "duel" else HeadToHeadGame(seed=21).new_state()
     picks = 0
@@ -69,11 +71,25 @@ def test_players_only_make_legal_decisions_to_the_end_of_a_game(mode: str, name:
         else:
             assert game.why_illegal(choice, p) is None, (choice, p)
             game.apply(choice, p)
+        made.append(choice)
         decisions += 1
     assert game.is_over
     assert decisions - picks > 40
     if mode == "head-to-head":
         assert picks == 58  # 59 open tiles: the last goes to player 2 without a pick
+    return made
+
+
+#: Each whole game played once a process: the legality test's, which the test of a seeded search
+#: player's head-to-head game plays again.
+_played = functools.cache(_whole_game)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", list(FACTORIES))
+@pytest.mark.slow
+def test_players_only_make_legal_decisions_to_the_end_of_a_game(mode: str, name: str) -> None:
+    _played(mode, name)
 
 
 def _coop_decisions(player: Player, seed: int, count: int) -> list[Placement]:
@@ -105,14 +121,12 @@ def test_a_seeded_planner_plays_the_same_game_twice() -> None:
 
 @pytest.mark.slow
 def test_a_seeded_search_player_drafts_and_lays_the_same_head_to_head_game_twice() -> None:
-    def history(seed: int) -> list[tuple[int, Pick | Placement]]:
-        game = HeadToHeadGame(seed=4).new_state()
-        players = [SearchPlayer(seed, iterations=2, depth=3), SearchPlayer(seed + 1, iterations=2, depth=3)]
-        while (waiting := game.to_move()) and len(game.history) < 70:
-            game.apply(players[waiting[0]].choose(game.view(waiting[0])), waiting[0])
-        return list(game.history)
-
-    assert history(3) == history(3)
+    """The whole game the legality test plays with search players (its draft is most of the
+    time), played again."""
+    first = _played("head-to-head", "search")
+    again = _whole_game("head-to-head", "search")
+    assert sum(isinstance(decision, Pick) for decision in again) == 58
+    assert again == first
 
 
 # --- hidden information -----------------------------------------------------------------

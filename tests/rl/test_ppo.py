@@ -190,7 +190,7 @@ def test_a_few_distillation_and_ppo_steps_move_their_losses() -> None:
     learner = learner_for(settings)
     params, _ = learner.start(learner.net.init(np.random.default_rng(1), settings.hidden))
     rng = np.random.default_rng(1)
-    _, _, bc = fit_rollout(learner, params, learner.bc_optimiser.init(params), data, rng, 6, ppo=False)
+    _, _, bc = fit_rollout(learner, params, learner.bc_optimiser.init(params), data, rng, 3, ppo=False)
     assert bc[-1] < bc[0] - 0.05, bc
     obs, infos = envs.reset(seed=9)
     state = {"obs": obs, "infos": infos, "resetting": np.zeros(settings.envs, dtype=np.bool_)}

@@ -63,7 +63,8 @@ def test_a_killed_server_resumes_both_clocks_where_they_were(tmp_path: Path) -> 
         told = time.time()
         server.kill()
     assert before["running"] == [1] and before["started"]
-    with launch(db, process=True, port=port, ai_delay=0) as server:
+    # started again (in a thread of this process: the same app, reading the same file)
+    with launch(db, port=port, ai_delay=0) as server:
         after = get(f"{server.url}/api/games/{gid}")
         asked = time.time()
     assert after["clock"] == before  # what the clock was, exactly
@@ -78,12 +79,13 @@ def test_a_killed_server_resumes_both_clocks_where_they_were(tmp_path: Path) -> 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_one_instance_killed_mid_game_the_other_ends_it_on_time_exactly_once(pg_url: str) -> None:
-    """Two ``dorf serve`` processes on one PostgreSQL database, clocks twenty times faster: the
-    game is played on one, which is killed; the other ends it on time, once."""
+    """Two servers on one PostgreSQL database, clocks twenty times faster: the game is played on
+    a ``dorf serve`` process, which is killed; the other (in a thread of this process) ends it on
+    time, once."""
     import psycopg
 
     scale = {"clock_scale": 20.0}
-    with launch(pg_url, process=True, ai_delay=0, **scale) as b:
+    with launch(pg_url, ai_delay=0, **scale) as b:
         with launch(pg_url, process=True, ai_delay=0, **scale) as a:
             made = post(a.url + "/api/games", {"mode": "duel", "clock": "1+0", "seats": SEATS})
             gid = made["id"]

@@ -494,12 +494,14 @@ def _fixed_errors() -> Iterator[str]:
 
 
 def _lesson_reasons() -> Iterator[str]:
-    """What the coach's lessons after a game say (the planner's foresight among them)."""
+    """What the coach's lessons after a game say (the planner's foresight among them): a game
+    whose lessons give every kind of reason another seed's do, and more (a river, a task kept
+    possible)."""
     from dorf.formats.record import record_of
     from dorf.games.coop import CoopGame
     from dorf.server.computer.lessons import lessons_for
 
-    for seed in (2, 5):
+    for seed in (5,):
         state = CoopGame(seed=seed).new_state()
         rng = random.Random(seed)
         while not state.is_over:

@@ -39,7 +39,7 @@ def test_one_and_two_instances_compared(pg_url: str, capsys: pytest.CaptureFixtu
     before = run_databases(pg_url)
     code, results, out = bench(
         capsys,
-        *("--db", pg_url, "--instances", "1,2", "--games", "2", "--clients", "4", "--seconds", "1"),
+        *("--db", pg_url, "--instances", "1,2", "--games", "2", "--clients", "4", "--seconds", "0.5"),
     )
     assert code == 0, out
     assert [r["instances"] for r in results] == [1, 2]
@@ -59,11 +59,12 @@ def test_one_and_two_instances_compared(pg_url: str, capsys: pytest.CaptureFixtu
 
 def test_an_instance_killed(pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     # Thinking a little (0.03 s a move on average, some 80 moves a game: over 2 s whatever the
-    # machine) keeps every game going until the kill at 1 s, and after it.
+    # machine) keeps every game going until the kill at 1 s, and after it.  Two games, each with a
+    # client on the instance killed.
     code, results, out = bench(
         capsys,
         *("--db", pg_url, "--instances", "2", "--kill-one-after", "1", "--think", "0.03", "--repeat-last"),
-        *("--games", "4", "--clients", "8", "--seconds", "4"),
+        *("--games", "2", "--clients", "4", "--seconds", "2.5"),
     )
     [result] = results
     assert result["killed_after_s"] == 1

@@ -56,7 +56,7 @@ def test_the_seekers_message_is_bounded_and_changes_meanwhile_go_as_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lobby_module, "POOLS_SHOWN", 2)
-    monkeypatch.setattr(lobby_module, "SEEKERS_EVERY", 3.0)
+    monkeypatch.setattr(lobby_module, "SEEKERS_EVERY", 2.0)  # the four seeks below take a few ms
     with served(tmp_path / "dorf.sqlite3") as client:
         people = [person(client) for _ in range(4)]
         with lobby(client, people[0]) as watcher:

@@ -1,6 +1,7 @@
 """A bot account on a real server (issue 31): ``dorf bot --token-file F`` (or ``$DORF_TOKEN``)
 plays the seats of its player, rated against a computer level; another player's token holds no
-seat and changes nothing.  And the cookie is ``Secure`` behind a trusted proxy that says HTTPS."""
+seat and changes nothing.  (That the cookie is ``Secure`` behind a trusted proxy that says HTTPS is
+checked in test_server_edge, on a ``dorf serve`` with a trusted proxy.)"""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class Browser:
 
 @pytest.mark.slow  # a server process and a dorf bot process
 def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
-    with launch(tmp_path / "dorf.sqlite3") as server:
+    with launch(tmp_path / "dorf.sqlite3", ai_delay=0) as server:
         owner = Browser(server.url)
         name = owner.call("POST", "/api/me", {})["name"]
         token = owner.call("POST", "/api/me/tokens", {})["token"]
@@ -80,15 +81,3 @@ def test_a_bot_account_plays_rated_with_its_api_token(tmp_path: Path) -> None:
         assert profile["games"][0]["opponent"] == "Computer (easy)"
         players = owner.call("GET", f"/api/games/{made['id']}/players")["players"]
         assert [(p["name"], p["bot"]) for p in players] == [("Computer (easy)", True), (name, True)]
-
-
-@pytest.mark.slow
-def test_the_cookie_is_secure_behind_a_trusted_proxy_that_says_https(tmp_path: Path) -> None:
-    with launch(tmp_path / "dorf.sqlite3", process=True, trusted_proxy="127.0.0.1") as server:
-        for proto, secure in (("https", True), ("http", False)):
-            request = urllib.request.Request(
-                server.url + "/api/me", data=b"{}", headers={"X-Forwarded-Proto": proto}
-            )
-            with urllib.request.urlopen(request, timeout=30) as response:
-                cookie = response.headers["Set-Cookie"]
-            assert ("Secure" in cookie) is secure and "HttpOnly" in cookie, cookie

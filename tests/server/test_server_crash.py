@@ -66,7 +66,8 @@ def test_a_killed_server_loses_nothing_it_acknowledged_as_saved(tmp_path: Path) 
             assert max(saved) == 9  # the ninth move is acknowledged as saved
             answered = _state(ws, last, saved)["game"]
         server.kill()
-    with launch(db, process=True, port=port, ai_delay=0) as server:
+    # started again (in a thread of this process: the same app, reading the same file)
+    with launch(db, port=port, ai_delay=0) as server:
         again = get(f"{server.url}/api/games/{gid}")
         assert again["turn"] == answered["turn"] == 9
         assert again["areas"] == answered["areas"] and again["revealed"] == answered["revealed"]

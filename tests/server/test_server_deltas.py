@@ -128,14 +128,23 @@ def test_a_delta_that_does_not_fit_is_refused() -> None:
 
 
 def _fresh(client: Any, game_id: str, tokens: list[str]) -> Json:
+    """The state a new connection gets (with ``tokens``: after its hello)."""
     with socket(client, game_id, tokens or None) as sock:
         state = sock.sync()
         return {"you": state["you"], "game": state["game"]}
 
 
-def _check(sock: Socket, client: Any, game_id: str, tokens: list[str]) -> None:
+def _check(sock: Socket) -> Json:
+    """What ``sock`` built from the deltas so far is the whole state the server sends when asked
+    (``sync``: the same it sends a new connection, after its hello, with the same seats)."""
     mine = sock.sync()
-    assert text({"you": mine["you"], "game": mine["game"]}) == text(_fresh(client, game_id, tokens))
+    built = text({"you": mine["you"], "game": mine["game"]})
+    sock.ws.send_text(json.dumps({"type": "sync", "id": "whole"}))
+    while (message := sock.receive())["type"] != "state":
+        pass
+    whole = {"you": message["you"], "game": message["game"]}
+    assert built == text(whole)
+    return whole
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -145,12 +154,14 @@ def test_clients_following_a_whole_game_through_deltas_hold_the_fresh_state(db: 
     with served(db) as client:
         made = create(client, mode=mode, seats=[{"kind": "here"}, {"kind": "here"}])
         gid, tokens = made["id"], made["tokens"]
+        views: tuple[list[str], ...] = ([tokens["0"]], [tokens["1"]], [])
         with (
-            socket(client, gid, [tokens["0"]]) as first,
-            socket(client, gid, [tokens["1"]]) as second,
+            socket(client, gid, views[0]) as first,
+            socket(client, gid, views[1]) as second,
             socket(client, gid) as watcher,
         ):
             socks = {0: first, 1: second}
+            following = (first, second, watcher)
             moves = 0
             while not (state := first.sync())["game"]["over"]:
                 seat = rng.choice(state["game"]["waiting"])
@@ -160,17 +171,22 @@ def test_clients_following_a_whole_game_through_deltas_hold_the_fresh_state(db: 
                 reply = mover.request(legal_move(before, seat, rng))
                 assert reply["type"] == "ok", reply
                 moves += 1
-                for sock, held in ((first, [tokens["0"]]), (second, [tokens["1"]]), (watcher, [])):
-                    _check(sock, client, gid, held)
+                for sock, held in zip(following, views, strict=True):
+                    whole = _check(sock)
+                    if moves % 16 == 1:  # and now and then (and at the end) a new connection's
+                        assert text(whole) == text(_fresh(client, gid, held))
                 if mode != "coop" and len(pending_before) == 2:  # placed while the other still has to
                     other = socks[1 - seat].sync()["game"]
                     assert other["waiting"] == [1 - seat]
                     assert other["turn"] == watcher.sync()["game"]["turn"]
-            deltas = [m for s in (first, second, watcher) for m in s.seen if m["type"] == "delta"]
-            states = [m for s in (first, second, watcher) for m in s.seen if m["type"] == "state"]
+            for sock, held in zip(following, views, strict=True):
+                assert text(_check(sock)) == text(_fresh(client, gid, held))
+            deltas = [m for s in following for m in s.seen if m["type"] == "delta"]
+            states = [m for s in following for m in s.seen if m["type"] == "state"]
             assert len(deltas) >= moves  # moves travel as deltas; whole states only when asked
             assert all(m["version"] > m["from"] for m in deltas)
-            assert len(states) == 2 + 2 + 1  # whole states only on connecting and after hello
+            # whole states only on connecting, after hello and when asked (after each move, at the end)
+            assert len(states) == 2 + 2 + 1 + 3 * (moves + 1)
 
 
 def test_the_pending_placement_never_travels_to_the_other_seat_or_a_spectator(db: Path) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -169,9 +170,17 @@ def test_dorf_serve_refuses_other_hosts_and_believes_no_forwarded_for(db: Path) 
 
 
 @pytest.mark.slow
-def test_dorf_serve_believes_forwarded_for_from_a_trusted_proxy_only(db: Path) -> None:
+def test_dorf_serve_believes_forwarded_for_and_proto_from_a_trusted_proxy_only(db: Path) -> None:
     options = ("--create-limit", "2", "--trusted-proxy", "127.0.0.1", "--allowed-host", "dorf.example")
     with dorf_serve(db, *options) as port:
+        # the cookie is Secure behind a trusted proxy that says HTTPS (and only then)
+        for proto, secure in (("https", True), ("http", False)):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/me", data=b"{}", headers={"X-Forwarded-Proto": proto}
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                cookie = response.headers["Set-Cookie"]
+            assert ("Secure" in cookie) is secure and "HttpOnly" in cookie, cookie
         assert ask(port, "GET", "/api/health", host="dorf.example")[0] == 200
         assert ask(port, "GET", "/api/health", host="evil.example")[0] == 400
         statuses = [
@@ -308,13 +317,14 @@ def test_one_hint_and_one_replay_at_a_time_per_address_and_a_few_in_all(
 def test_moves_are_answered_quickly_while_hints_and_replays_are_computed(db: Path) -> None:
     record = head_to_head_record()
     with served(db, ai_workers=2) as client, ThreadPoolExecutor(6) as requests:
-        asking = [from_address(client, f"192.0.2.{n}") for n in range(1, 5)]
+        # a hint for each of the two workers, and a replay waiting for one of them
+        asking = [from_address(client, f"192.0.2.{n}") for n in range(1, 3)]
         games = [create(client) for _ in asking]
         bodies = [(f"/api/games/{g['id']}/hint", {"token": g["tokens"]["0"], "seat": 0}) for g in games]
         busy = [
             requests.submit(c.post, url, json=body) for c, (url, body) in zip(asking, bodies, strict=True)
         ]
-        busy += [requests.submit(c.post, "/api/replay", json=record) for c in asking[:2]]
+        busy += [requests.submit(c.post, "/api/replay", json=record) for c in asking[:1]]
         made = create(client, seats=[{"kind": "here"}])
         times: list[float] = []
         meanwhile: list[int] = []

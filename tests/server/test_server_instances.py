@@ -239,14 +239,19 @@ class _Adapter:
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL")
 def test_an_instance_killed_mid_game_loses_no_acknowledged_move(pg_url: str) -> None:
-    """Moves made on instance A, each acknowledged saved; A is killed with SIGKILL; the game goes
-    on on instance B from where every acknowledged move left it."""
-    (a, base_a), (b, base_b) = _serve(pg_url), _serve(pg_url)
+    """Moves made on instance A (a ``dorf serve`` process), each acknowledged saved; A is killed
+    with SIGKILL; the game goes on on instance B (in a thread of this process, on the same
+    database) from where every acknowledged move left it."""
+    from dorf.testing.servers import launch
+
+    (a, base_a) = _serve(pg_url)
+    b = launch(pg_url, ai_delay=0)
+    base_b = b.url
+    stack = ExitStack()
     try:
         made = _post(base_a, "/api/games", {"mode": "coop", "seats": [{"kind": "here"}]})
         gid, token = made["id"], made["tokens"]["0"]
         rng = random.Random(11)
-        stack = ExitStack()
         playing = stack.enter_context(wire(base_a, gid, token))
         saved = 0
         for n in range(12):
@@ -267,16 +272,16 @@ def test_an_instance_killed_mid_game_loses_no_acknowledged_move(pg_url: str) -> 
         assert reply["type"] == "ok" and reply.get("again") is True
         reply = watching.request({**legal_move(state, 0, rng), "key": "k12"})
         assert reply["type"] == "ok" and reply["version"] == saved + 1
+    finally:
         with contextlib.suppress(Exception):
             stack.close()  # A's socket is dead
-    finally:
-        for process in (a, b):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        b.stop()
+        if a.poll() is None:
+            a.send_signal(signal.SIGTERM)
+            try:
+                a.wait(10)
+            except subprocess.TimeoutExpired:
+                a.kill()
 
 
 def test_a_move_the_database_refuses_is_answered_storage_and_changes_nothing(

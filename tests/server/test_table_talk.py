@@ -14,6 +14,8 @@ from test_players import another
 from test_server_helpers import Json, Socket, create, legal_move, served, socket, until
 
 from dorf.cli import main
+from dorf.server.round.cache import GAME_ID
+from dorf.server.round.seats import new_game_id
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -208,3 +210,18 @@ def test_a_seats_token_shows_the_replays_talk_to_a_visitor_of_that_table(client:
     assert [m["text"] for m in shown["talk"]] == ["hello"]
     for headers in ({}, {"X-Seat-Tokens": "not-a-token"}):
         assert visitor.get(f"/api/games/{gid}/replay", headers=headers).json()["talk"] == []
+
+
+def test_game_ids_never_begin_with_a_dash_and_an_old_one_is_given_after_two_dashes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game id beginning with ``-`` read as an option: ``remove-message`` said "N is required"
+    (one game in 64).  New ids never begin so; an old one is given after ``--``."""
+    ids = [new_game_id() for _ in range(4000)]
+    assert not [gid for gid in ids if gid.startswith("-")]
+    assert all(GAME_ID.fullmatch(gid) and len(gid) == 11 for gid in ids)
+    db = tmp_path / "dorf.sqlite3"
+    with served(db):
+        pass
+    assert main(["admin", "--db", str(db), "remove-message", "--", "-old_game_1", "1"]) == 1
+    assert capsys.readouterr().err.strip() == "dorf admin: game -old_game_1 has no message 1"

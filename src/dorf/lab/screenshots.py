@@ -17,7 +17,7 @@ each in Debian's Chromium through Playwright and saves:
 The PNGs are reduced to a palette of 256 colours when Pillow is installed
 (``pip install pillow``, or the ``plot`` extra), which keeps them small.
 Needs the ``web`` extra, Playwright (``pip install playwright``) and Chromium
-(``apt-get install chromium``, or ``$DORF_CHROMIUM``). ``--out DIR`` writes
+(``apt-get install chromium-headless-shell`` or ``chromium``, or ``$DORF_CHROMIUM``). ``--out DIR`` writes
 elsewhere; ``--only NAME`` makes one picture (``--only duel``: the Duel at every size).
 
 The browser tests start their server and their Chromium as here, with
@@ -244,7 +244,7 @@ def shoot(out: Path, only: str | None = None) -> list[Path]:
 
     chromium = chromium_path()
     if chromium is None:
-        raise SystemExit("screenshots: no chromium (apt-get install chromium, or set DORF_CHROMIUM)")
+        raise SystemExit("screenshots: no chromium (apt-get install chromium-headless-shell)")
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with (

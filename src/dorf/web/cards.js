@@ -335,27 +335,58 @@ export const cardMethods = {
     const game = this.game;
     const last = game.log[game.log.length - 1];
     if (!this.changed("log", JSON.stringify([game.log.length, last, game.seats.map((s) => s.name)]))) return;
-    // It scrolls: a keyboard reaches it (tabindex) to scroll it.
-    const list = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") }, boardLog(game).map((entry) => {
-      let who = null, text = server(entry.text);
-      const seat = entry.seat;
-      // In words, the tile drawn small (issue 61): "Lea placed a grain tile with a track".
-      const words = logWords(entry);
-      if (words && seat !== null && seat !== undefined && game.seats[seat]) {
-        who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, game.seats[seat].name);
-        return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), words[0], who, ` ${words[1]}`);
-      }
-      if (seat !== null && seat !== undefined && game.seats[seat]) {
-        // Whose line this is: the seat's name in its colour (the text may already start with it).
-        const name = game.seats[seat].name;
-        if (text.startsWith(name)) text = text.slice(name.length);
-        else text = `: ${text}`;
-        who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, name);
-      }
-      return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), who, text);
-    }));
-    put(card, el("h3", {}, t("log.title")), list);
+    // The log only grows as a game goes on: its lines already drawn are kept, and only the new
+    // ones are made and added (redrawing every line each move cost a following page most of its
+    // time per move, and grew with the game).  A line is drawn anew when it reads otherwise.
+    // A line is known by the server's entry (read once per entry object: the deltas keep them),
+    // the seat's name and the language.
+    const names = game.seats.map((s) => s.name);
+    const read = this.logKeys || (this.logKeys = new WeakMap());
+    const drawn = this.logLines || new Map();
+    const lines = new Map();
+    const raw = game.log || [];
+    const items = boardLog(game).map((entry, i) => {
+      const source = raw[i];
+      let said = read.get(source);
+      if (said === undefined) read.set(source, (said = JSON.stringify(source)));
+      const key = `${said}|${entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] ?? ""}|${language()}`;
+      const line = drawn.get(key) || this.logLine(entry);
+      lines.set(key, line);
+      return line;
+    });
+    this.logLines = lines;
+    let list = this.logList;
+    if (!list || !card.contains(list)) {
+      // It scrolls: a keyboard reaches it (tabindex) to scroll it.
+      list = this.logList = el("ol", { class: "log", tabindex: "0", "aria-label": t("log.label") });
+      put(card, el("h3", {}, t("log.title")), list);
+    }
+    const shown = list.children;
+    const kept = shown.length <= items.length && items.every((line, i) => i >= shown.length || shown[i] === line);
+    if (kept) list.append(...items.slice(shown.length));
+    else list.replaceChildren(...items);
     list.scrollTop = list.scrollHeight;
+  },
+
+  /** One line of the log: in words with the tile drawn small (issue 61), else the server's text. */
+  logLine(entry) {
+    const game = this.game;
+    let who = null, text = server(entry.text);
+    const seat = entry.seat;
+    // "Lea placed a grain tile with a track".
+    const words = logWords(entry);
+    if (words && seat !== null && seat !== undefined && game.seats[seat]) {
+      who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, game.seats[seat].name);
+      return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), words[0], who, ` ${words[1]}`);
+    }
+    if (seat !== null && seat !== undefined && game.seats[seat]) {
+      // Whose line this is: the seat's name in its colour (the text may already start with it).
+      const name = game.seats[seat].name;
+      if (text.startsWith(name)) text = text.slice(name.length);
+      else text = `: ${text}`;
+      who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, name);
+    }
+    return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), who, text);
   },
 
   renderLegend() {

@@ -39,7 +39,7 @@ from dorf.server.computer.pool import DAILY, LESSONS, ThinkError, ThinkPool
 from dorf.server.daily.calendar import Today, day_seed, read_day, streak
 from dorf.server.protocol.messages import ProtocolError, need_object
 from dorf.server.round.events import GameChanged
-from dorf.server.round.seats import GameOrigin, token_seats
+from dorf.server.round.seats import GameOrigin, new_game_id, token_seats
 from dorf.server.round.session import COMPUTER, HERE, computer_seed, record_head
 from dorf.server.storage.base import MOVE, Change, Storage, StorageError, StoredGame, StoredSeat, now
 
@@ -256,7 +256,7 @@ class Daily:
         if day > today:
             raise ProtocolError("no-daily", f"the challenge of {day} has not begun", 404)
         storage = self.storage
-        game_id = secrets.token_urlsafe(8)
+        game_id = new_game_id()
         practice = True
         if day == today:
             try:

@@ -31,7 +31,7 @@ from dorf.server.storage.base import DamagedGame, Storage, StorageError
 
 log = logging.getLogger("dorf.server")
 
-#: A game id as the server makes them (``secrets.token_urlsafe(8)``), or a little longer.
+#: A game id as the server makes them (:func:`~dorf.server.round.seats.new_game_id`), or a little longer.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 

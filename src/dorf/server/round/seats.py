@@ -150,6 +150,15 @@ def check_person_name(raw: Any, default: str) -> str:
     return name
 
 
+def new_game_id() -> str:
+    """A new game's id: 8 random bytes in URL-safe base64 (11 characters), never beginning with
+    ``-``, which a command line would read as an option (``dorf admin remove-message ID N``)."""
+    while True:
+        game_id = secrets.token_urlsafe(8)
+        if not game_id.startswith("-"):
+            return game_id
+
+
 def draw_seed() -> int:
     """The seed of a game whose creator chose none: 63 bits from :mod:`secrets`."""
     return secrets.randbits(SEED_BITS)
@@ -350,7 +359,7 @@ class Seating:
                 mode, practice, chosen, [(s.kind, s.player) for s in seats], creator is not None
             )
         await self.rules.take_seats(data.get("seats"), seats, creator, rated)
-        game_id = origin.game_id or secrets.token_urlsafe(8)
+        game_id = origin.game_id or new_game_id()
         session = GameSession.new(game_id, mode, seed, seats, practice=practice, first=first)
         session.seed_chosen = chosen
         session.daily = origin.tag
