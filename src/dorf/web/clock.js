@@ -19,6 +19,11 @@ export function clockText(ms, days) {
   return `${m}:${two(sec)}`;
 }
 
+/** ``node``'s text, set only when it reads otherwise (setting it anew lays the line out again). */
+function write(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 export const clockMethods = {
   /** The strip of clocks (made once, over the boards). */
   buildClocks() {
@@ -91,11 +96,15 @@ export const clockMethods = {
       face.classList.toggle("low", low);
       face.classList.toggle("flagged", flagged);
       face.dataset.ms = String(Math.round(left[i]));
+      // Ten ticks a second, but the words change at most once a second (tenths under ten
+      // seconds): written only when they read otherwise, so the page is laid out and painted
+      // again only then (a phone's clock page stays still between changes).
       const text = clockText(flagged ? 0 : left[i], clock.days);
-      face.querySelector(".clock-time").textContent = text;
-      face.setAttribute("aria-label", t("clock.of", { name: game.seats[i].name, time: text }));
-      face.querySelector(".clock-first").textContent = abortAt
-        ? t("clock.first", { s: Math.max(0, Math.ceil((abortAt - now) / 1000)) }) : "";
+      write(face.querySelector(".clock-time"), text);
+      const label = t("clock.of", { name: game.seats[i].name, time: text });
+      if (face.getAttribute("aria-label") !== label) face.setAttribute("aria-label", label);
+      write(face.querySelector(".clock-first"), abortAt
+        ? t("clock.first", { s: Math.max(0, Math.ceil((abortAt - now) / 1000)) }) : "");
     });
   },
 
