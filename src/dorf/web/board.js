@@ -173,7 +173,7 @@ export class Board {
         if (e.pointerType === "touch" && this.smallTargets()) {
           // Cells smaller than a finger: the tap zooms in where it landed (and may choose the
           // cell there, never place it); the next tap hits a target of 44 px or more.
-          this.zoomTo(TOUCH_K, e.clientX, e.clientY);
+          this.zoomTo(TOUCH_K, e.clientX, e.clientY, [q, r]);
           this.handlers.onClick?.(q, r, e, { zoomed: true });
         } else this.handlers.onClick?.(q, r, e, {});
       }
@@ -211,11 +211,15 @@ export class Board {
     return this.legal.size > 0 && (this.zooming ?? this.view.k) < FINGER_K;
   }
 
-  /** Zoom to k about a client point, in a short glide (none for reduced motion). */
-  zoomTo(k, cx, cy) {
+  /**
+   * Zoom to k about a client point, in a short glide (none for reduced motion); ``cell`` ([q, r]),
+   * the cell tapped there, is then moved wholly into view if the zoom left part of it outside.
+   */
+  zoomTo(k, cx, cy, cell = null) {
     const from = this.view.k;
     if (reducedMotion()) {
       this.zoomAt(k / from, cx, cy);
+      if (cell) this.bringIn(...cell);
       return;
     }
     const t0 = performance.now(), span = 160;
@@ -227,9 +231,28 @@ export class Board {
       const want = from * (k / from) ** (1 - (1 - t) * (1 - t));
       this.zoomAt(want / this.view.k, cx, cy);
       if (t < 1) requestAnimationFrame(step);
-      else this.zooming = null;
+      else {
+        this.zooming = null;
+        if (cell) this.bringIn(...cell);
+      }
     };
     requestAnimationFrame(step);
+  }
+
+  /**
+   * Pan the least that shows cell (q, r) whole, clear of the tools at the edges: a tap near the
+   * edge zooms in about the finger, which can leave the grown cell's far side off the screen.
+   */
+  bringIn(q, r) {
+    const { w, h } = this.size;
+    const { x, y, k } = this.view;
+    const pad = this._pad();
+    const [cx, cy] = center(q, r);
+    const sx = w / 2 + x + cx * k, sy = h / 2 + y + cy * k;
+    const hw = S * k + 4, hh = (Math.sqrt(3) / 2) * S * k + 4; // the hex and its outline's stroke
+    const dx = Math.max(0, pad.left + hw - sx) - Math.max(0, sx + hw - (w - pad.right));
+    const dy = Math.max(0, pad.top + hh - sy) - Math.max(0, sy + hh - (h - pad.bottom));
+    if (dx || dy) this.pan(dx, dy);
   }
 
   zoomAt(f, cx, cy) {
