@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_server_helpers import run_async
 
 from dorf.server.config import ServerConfig
 from dorf.server.hub import Hub
@@ -40,7 +41,7 @@ class Time:
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    asyncio.run(test())
+    run_async(test)
 
 
 @asynccontextmanager

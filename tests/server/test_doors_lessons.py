@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_server_helpers import Json, create, play_out, served, socket
+from test_server_helpers import Json, create, play_out, run_async, served, socket
 
 from dorf.formats.record import record_of
 from dorf.games.modes import MODES
@@ -162,7 +162,7 @@ def test_computer_moves_and_hints_go_ahead_of_the_lessons_waiting_steps() -> Non
         finally:
             await pool.close()
 
-    ended = asyncio.run(run())
+    ended = run_async(run)
     assert [kind for _, kind in ended[:3]] in (["think", "hint", "think"], ["think", "think", "hint"])
     assert [kind for _, kind in ended[3:]] == ["lessons-screen", "lessons-screen"]
 
@@ -197,7 +197,7 @@ def test_the_lessons_never_hold_every_worker() -> None:
         finally:
             await pool.close()
 
-    assert asyncio.run(run()) == (1, 1, 2)
+    assert run_async(run) == (1, 1, 2)
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_server_helpers import run_async
 
 from dorf.server.computer.pool import ThinkPool
 from dorf.server.computer.seats import ComputerSeats
@@ -122,7 +123,7 @@ def test_a_move_through_the_mover_is_stored_and_the_end_reaches_a_subscriber(tmp
         assert kinds == ["GameCreated", "GameChanged", "GameChanged", "GameEnded"]
         assert heard[-1] == GameEnded(game, ending)
 
-    asyncio.run(play())
+    run_async(play)
 
 
 def test_a_game_of_a_feature_gets_its_origin_and_a_seat_taken_is_published(tmp_path: Path) -> None:
@@ -144,7 +145,7 @@ def test_a_game_of_a_feature_gets_its_origin_and_a_seat_taken_is_published(tmp_p
             await round_.storage.close()
         assert [(event.game.id, event.seat) for event in taken] == [(duel["id"], 1)]
 
-    asyncio.run(play())
+    run_async(play)
 
 
 def imports_of(path: Path) -> set[str]:

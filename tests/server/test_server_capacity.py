@@ -10,14 +10,12 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
-from test_server_helpers import Socket, create, legal_move, play_out, served, socket, until
+from test_server_helpers import Socket, create, legal_move, play_out, run_async, served, socket, until
 
 from dorf.formats.record import record_of
 from dorf.games.coop import CoopGame
@@ -28,12 +26,6 @@ T = TypeVar("T")
 def health(client: Any) -> dict[str, Any]:
     result: dict[str, Any] = client.get("/api/health").json()
     return result
-
-
-def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine in a thread of its own (a browser test may leave this thread's loop running)."""
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(lambda: asyncio.run(make())).result()
 
 
 # --- 6. memory, creation limits, connection caps ------------------------------------------------

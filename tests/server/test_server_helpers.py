@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi.testclient import TestClient
 
@@ -17,6 +19,14 @@ from dorf.server.hub import create_app
 from dorf.server.protocol.delta import patch
 
 Json = dict[str, Any]
+T = TypeVar("T")
+
+
+def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run(make())`` in a thread of its own: a browser test earlier in the same worker
+    leaves Playwright's event loop running in the main thread, where ``asyncio.run`` refuses."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(lambda: asyncio.run(make())).result()
 
 
 def cheap_hasher() -> Any:

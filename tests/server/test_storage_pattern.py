@@ -6,7 +6,6 @@ and a database made by the previous release still opened."""
 from __future__ import annotations
 
 import ast
-import asyncio
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_server_helpers import run_async
 
 from dorf.db import connect, migrate
 from dorf.server.storage import open_storage
@@ -39,7 +39,7 @@ def on(db: Path | str, work: Callable[[Storage], Awaitable[Any]]) -> Any:
         finally:
             await storage.close()
 
-    return asyncio.run(run())
+    return run_async(run)
 
 
 def imports_of(path: Path) -> list[str]:
