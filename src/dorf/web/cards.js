@@ -337,9 +337,9 @@ export const cardMethods = {
     if (!this.changed("log", JSON.stringify([game.log.length, last, game.seats.map((s) => s.name)]))) return;
     // The log only grows as a game goes on: its lines already drawn are kept, and only the new
     // ones are made and added (redrawing every line each move cost a following page most of its
-    // time per move, and grew with the game).  A line is drawn anew when it reads otherwise.
-    // A line is known by the server's entry (read once per entry object: the deltas keep them),
-    // the seat's name and the language.
+    // time per move, and grew with the game).  A line is known by its place, the server's entry
+    // (read once per entry object: the deltas keep them), the seat's name and the language, and
+    // is drawn anew when one of them changes (two equal entries are still two lines).
     const names = game.seats.map((s) => s.name);
     const read = this.logKeys || (this.logKeys = new WeakMap());
     const drawn = this.logLines || new Map();
@@ -349,7 +349,7 @@ export const cardMethods = {
       const source = raw[i];
       let said = read.get(source);
       if (said === undefined) read.set(source, (said = JSON.stringify(source)));
-      const key = `${said}|${entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] ?? ""}|${language()}`;
+      const key = `${i}|${said}|${entry.seat === null || entry.seat === undefined ? "" : names[entry.seat] ?? ""}|${language()}`;
       const line = drawn.get(key) || this.logLine(entry);
       lines.set(key, line);
       return line;
