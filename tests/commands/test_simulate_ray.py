@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import ray  # type: ignore[import-untyped, unused-ignore]
 
 from dorf.commands.simulate import Simulation, run_games
 
@@ -18,11 +17,14 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
+def local_ray() -> Iterator[Any]:
+    """Ray, imported here (about 1 s) rather than when every pytest worker collects this module."""
+    import ray  # type: ignore[import-untyped, unused-ignore]
+
     started = not ray.is_initialized()
     if started:
         ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
+    yield ray
     if started:
         ray.shutdown()
 
@@ -31,14 +33,13 @@ def _without_seconds(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in r.items() if k != "seconds"} for r in results]
 
 
-@pytest.mark.usefixtures("local_ray")
-def test_ray_runs_the_same_games_as_one_local_worker() -> None:
+def test_ray_runs_the_same_games_as_one_local_worker(local_ray: Any) -> None:
     for simulation in (
         Simulation("coop", "greedy", games=3, seed=12),
         Simulation("head-to-head", "greedy", "random", games=2, seed=2),
     ):
         jobs = simulation.jobs()
         on_ray = run_games(jobs, workers=2, backend="ray")
-        assert ray.is_initialized()  # an instance the caller started is left running
+        assert local_ray.is_initialized()  # an instance the caller started is left running
         assert [r["game"] for r in on_ray] == list(range(simulation.games))
         assert _without_seconds(on_ray) == _without_seconds(run_games(jobs, workers=1))

@@ -4,6 +4,7 @@ run resumes as if never stopped, and the policy plays with numpy only."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,9 @@ def test_the_player_plays_what_the_batched_policy_rates_best(tmp_path: Path) -> 
     assert np.array_equal(envs.encoder.coop(state.view())[: net.grid_planes], obs["grid"][0])
 
 
-jax = pytest.importorskip("jax")
+#: The tests below need JAX (the learn extra).  Looked up, not imported: importing JAX takes about
+#: 3 s, and every pytest worker imports every test module when it collects.
+needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="JAX (the learn extra)")
 
 from dorf.rl.ppo import (  # noqa: E402
     UNPACK,
@@ -162,6 +165,7 @@ SMALL = {"envs": 4, "horizon": 6, "minibatch": 4, "bc_games": 1, "bc_epochs": 1,
 SMALL |= {"eval_games": 3, "eval_every": 1}
 
 
+@needs_jax
 @pytest.mark.slow
 def test_numpy_and_jax_give_the_same_logits_and_values() -> None:
     envs = CoopVectorEnv(3, layout="compact")
@@ -176,6 +180,7 @@ def test_numpy_and_jax_give_the_same_logits_and_values() -> None:
     assert np.allclose(a[1], np.asarray(b[1]), rtol=1e-4, atol=1e-4)
 
 
+@needs_jax
 @pytest.mark.slow
 def test_a_few_distillation_and_ppo_steps_move_their_losses() -> None:
     settings = Settings(**SMALL)  # type: ignore[arg-type]
@@ -202,6 +207,7 @@ def test_a_few_distillation_and_ppo_steps_move_their_losses() -> None:
     assert not np.allclose(np.asarray(moved["w4"]), np.asarray(params["w4"]))
 
 
+@needs_jax
 @pytest.mark.slow
 def test_a_run_resumes_as_the_run_that_was_not_stopped_and_ships_a_small_policy(tmp_path: Path) -> None:
     small = SMALL
@@ -221,6 +227,7 @@ def test_a_run_resumes_as_the_run_that_was_not_stopped_and_ships_a_small_policy(
         train_ppo(tmp_path / "b", Settings(updates=2, **small), resume=True, progress=False)  # type: ignore[arg-type]
 
 
+@needs_jax
 @pytest.mark.slow
 def test_the_learn_command_trains_a_planes_policy_and_refuses_bad_settings_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -258,6 +265,7 @@ def test_the_shipped_planes_policy_plays_a_whole_game_with_numpy_only() -> None:
         state.play(decision)
 
 
+@needs_jax
 @pytest.mark.slow
 def test_rows_left_out_of_the_loss_cannot_turn_it_into_nan() -> None:
     """The rows of deals and of ended games weigh 0; a huge ratio on them once made NaN."""

@@ -7,7 +7,9 @@ modes with two seats each, and connects one websocket client per seat
 moves as fast as the server lets it, asking for a placement preview before
 most placements, until its game ends or ``--seconds`` pass (``--think S``:
 wait about S seconds before each move, like a person; by default clients
-move flat out, so the figures measure a saturated server).  It prints the
+move flat out, so the figures measure a saturated server).  The seconds count
+from the moment every client holds its first state (connecting is measured
+apart, so a busy machine's slow first answers do not eat the play).  It prints the
 latency percentiles of moves (sent until answered) and previews, the
 messages and errors counted, and one JSON line with the same figures.
 
@@ -78,6 +80,8 @@ from dorf.testing.servers import Running, ServerError, launch, stop_all
 MODES = ("duel", "head-to-head", "coop")
 #: The most server processes one run starts.
 MOST_INSTANCES = 16
+#: How long a client may take to connect (and all of them to hold their first state).
+CONNECTING = 30.0
 
 
 @dataclass
@@ -140,6 +144,26 @@ class Play:
     repeat_last: bool = False
     #: Whether the server knows move keys (a server of an older commit, for --against, does not).
     keys: bool = True
+    #: The play's clock: ``seconds`` long, from the moment every client holds its first whole
+    #: state (connecting is measured apart, and a busy machine's slow first answers do not eat
+    #: the play); ``unready`` clients are not there yet; ``began`` is when the last one was.
+    seconds: float = 0.0
+    unready: int = 0
+    began: float | None = None
+    everyone: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def ready(self) -> None:
+        """A client holds its first state; the last one starts the clock."""
+        self.unready -= 1
+        if self.unready == 0:
+            self.began = time.perf_counter()
+            self.deadline = time.monotonic() + self.seconds
+            self.everyone.set()
+
+    async def start(self) -> None:
+        """Wait for every client (at most until the deadline)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.everyone.wait(), timeout=max(0.0, self.deadline - time.monotonic()))
 
 
 @dataclass
@@ -150,6 +174,7 @@ class Hand:
     inflight: dict[str, Any] | None = None
     last: dict[str, Any] | None = None
     number: int = 0
+    ready: bool = False  # has held a whole state (counted in Play.unready)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -202,7 +227,7 @@ async def _client(play: Play, place: Place, rng: random.Random) -> None:
         started = time.perf_counter()
         url = f"{play.ws_bases[instance]}/ws/{place.game_id}"
         try:
-            ws = await connect(url, max_size=1 << 22, open_timeout=30)
+            ws = await connect(url, max_size=1 << 22, open_timeout=CONNECTING)
         except (OSError, TimeoutError, WebSocketException):
             if dropped is None and not play.killed:
                 raise  # the first connection to a server that should be there
@@ -283,6 +308,10 @@ async def _play(
             waiting_reply = bool(pending)
         elif kind == "error":
             figures.errors.append(f"{message['code']}: {message['message']}")
+        if doc is not None and not hand.ready:
+            hand.ready = True
+            play.ready()
+            await play.start()
         if doc is None or waiting_reply:
             continue
         if repeat and hand.last is not None:  # made and acknowledged: answered ok "again"
@@ -370,16 +399,19 @@ async def run(
     places = places[:clients]
     play = Play(
         [b.replace("http://", "ws://", 1) for b in bases],
-        time.monotonic() + seconds,
+        time.monotonic() + CONNECTING + seconds,
         secrets.token_hex(4),
         figures,
         think,
         repeat_last=repeat_last,
         keys="instance" in (_health(bases[0]) or {}),
+        seconds=seconds,
+        unready=len(places),
     )
     started = time.perf_counter()
 
     async def killer(after: float, call: Callable[[], object]) -> None:
+        await play.start()
         await asyncio.sleep(after)
         play.killed = True
         await asyncio.to_thread(call)
@@ -389,7 +421,7 @@ async def run(
     for result in await asyncio.gather(*tasks, return_exceptions=True):
         if isinstance(result, BaseException):
             figures.errors.append(f"client failed: {type(result).__name__}: {result}")
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - (started if play.began is None else play.began)
     if killing is not None:
         if not play.killed:  # every game ended first: nothing left to kill
             killing.cancel()

@@ -6,7 +6,8 @@ with seed ``seed`` and stepped with uniformly random legal actions (one uniform 
 :meth:`CoopVectorEnv.sample_actions`) until it has made about ``steps`` environment steps
 (``N`` a call; the steps that start a new game count, as Gymnasium counts them).  Observations
 are written at every step.  Then today's single environment, ``gymnasium.make("dorf/Coop-v0")``
-with Gymnasium's default wrappers, makes ``single_steps`` steps with random legal actions read
+with Gymnasium's default wrappers, makes ``single_steps`` steps (the command: as many as
+``--steps``, at most 5,000; it is about ten times slower) with random legal actions read
 from ``info["action_mask"]`` (a reset after each episode, not counted), in the same run.
 
 Each row gives steps per second of wall time and per second of CPU time, counting the CPU of
@@ -38,6 +39,8 @@ from dorf.rl.vector import CoopVectorEnv, SelfPlayVectorEnv
 from dorf.rules.area import backend
 
 DEFAULT_ENVS = (1, 64, 256, 1024)
+#: The single environment's steps at most (it is about ten times slower than a batch).
+SINGLE_STEPS = 5_000
 VECTOR_LAYOUTS = ("compact", "full")
 #: Calls made before a timing starts.
 WARM_UP = 3
@@ -162,7 +165,7 @@ def _row(
 def run_vector_bench(
     envs: tuple[int, ...] = DEFAULT_ENVS,
     steps: int = 50_000,
-    single_steps: int = 5_000,
+    single_steps: int = SINGLE_STEPS,
     seed: int = 1,
     workers: int = 1,
     layouts: tuple[str, ...] = VECTOR_LAYOUTS,
@@ -210,7 +213,9 @@ def run_vector_bench(
 
 def vector_line(envs: tuple[int, ...], steps: int, seed: int, workers: int, mode: str = "coop") -> str:
     """``dorf bench --measure vector``'s JSON line, then one line a row as a table."""
-    result = run_vector_bench(envs=envs, steps=steps, seed=seed, workers=workers, mode=mode)
+    result = run_vector_bench(
+        envs=envs, steps=steps, single_steps=min(SINGLE_STEPS, steps), seed=seed, workers=workers, mode=mode
+    )
     lines = [json.dumps(result)]
     for row in result["rows"]:
         lines.append(

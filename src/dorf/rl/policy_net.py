@@ -276,7 +276,8 @@ def load_params(path: str | Path) -> tuple[Params, dict[str, Any]]:
     import zipfile
 
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Opened here and closed here: numpy leaves its own handle open when a file is no archive.
+        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
             arrays = {name: np.asarray(data[name]) for name in data.files}
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path} is not a planes policy: {exc}") from None

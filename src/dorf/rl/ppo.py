@@ -466,7 +466,8 @@ def load_checkpoint(
     import jax
 
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Opened here and closed here: numpy leaves its own handle open when a file is no archive.
+        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as data:
             about = json.loads(bytes(data["about"]).decode())
             params = {k: np.asarray(data[f"p_{k}"]) for k in PARAMS}
             leaves = [np.asarray(data[f"o_{i}"]) for i in range(about["opt_leaves"])]
