@@ -5,8 +5,6 @@ a computer seat thinks within its clock, and a rated seat shows its player's nam
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from fastapi.testclient import TestClient
-from test_server_helpers import legal_move, served, socket, until
+from test_server_helpers import legal_move, run_async, served, socket, until
 
 from dorf.server.computer.thinking import clock_allowance
 from dorf.server.players.leaders import leaderboard
@@ -247,8 +245,7 @@ def test_the_leaderboard_lists_only_players_with_several_opponents(tmp_path: Pat
         finally:
             await storage.close()
 
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # as test_players_ratings.py does
-        pool.submit(asyncio.run, test()).result()
+    run_async(test)
 
 
 # --- item 11: a rated seat shows its player's name -------------------------------------------

@@ -4,7 +4,6 @@ what Glicko-2 with lichess's settings gives, on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import random
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from test_players import another, me, refused
-from test_server_helpers import create, legal_move, served, socket, until
+from test_server_helpers import create, legal_move, run_async, served, socket, until
 
 from dorf.server.players import glicko
 from dorf.server.players.ratings import DAY, updater
@@ -220,10 +219,7 @@ def test_a_game_is_rated_exactly_once_however_many_servers_rate_it(db: Path) -> 
             if second is not first:
                 await second.close()
 
-    # In a thread of its own: a test before it in this worker may leave an event loop set as
-    # running in the main thread (asyncio.run refuses to start inside one).
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, main()).result()
+    run_async(main)
 
 
 def test_the_rd_grows_with_the_time_away_and_the_next_game_starts_from_it() -> None:

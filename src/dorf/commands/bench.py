@@ -29,10 +29,10 @@ from __future__ import annotations
 import gc
 import json
 import random
-import threading
 import time
 import tracemalloc
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dorf.games.coop import CoopState
@@ -244,21 +244,8 @@ def area_bytes(mode: str = "coop") -> tuple[int, int]:
 
     The measurement runs in a thread of its own: tracemalloc walks each allocation's frames, and
     a caller's deep stack (a test runner's hundred frames) made the same figure five times dearer."""
-    found: list[tuple[int, int]] = []
-    failed: list[BaseException] = []
-
-    def measure() -> None:
-        try:
-            found.append(_area_bytes(mode))
-        except BaseException as exc:  # raised again in the caller's thread
-            failed.append(exc)
-
-    worker = threading.Thread(target=measure, name="area-bytes")
-    worker.start()
-    worker.join()
-    if failed:
-        raise failed[0]
-    return found[0]
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(_area_bytes, mode).result()
 
 
 def _area_bytes(mode: str) -> tuple[int, int]:

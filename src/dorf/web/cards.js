@@ -370,23 +370,17 @@ export const cardMethods = {
 
   /** One line of the log: in words with the tile drawn small (issue 61), else the server's text. */
   logLine(entry) {
-    const game = this.game;
-    let who = null, text = server(entry.text);
     const seat = entry.seat;
+    const name = seat !== null && seat !== undefined ? this.game.seats[seat]?.name : undefined;
+    // Whose line this is: the seat's name in its colour.
+    const who = name === undefined ? null : el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, name);
+    const line = (...parts) => el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), ...parts);
     // "Lea placed a grain tile with a track".
     const words = logWords(entry);
-    if (words && seat !== null && seat !== undefined && game.seats[seat]) {
-      who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, game.seats[seat].name);
-      return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), words[0], who, ` ${words[1]}`);
-    }
-    if (seat !== null && seat !== undefined && game.seats[seat]) {
-      // Whose line this is: the seat's name in its colour (the text may already start with it).
-      const name = game.seats[seat].name;
-      if (text.startsWith(name)) text = text.slice(name.length);
-      else text = `: ${text}`;
-      who = el("span", { class: "who", style: `--seat:${SEAT_COLORS[seat % SEAT_COLORS.length]}` }, name);
-    }
-    return el("li", { class: `log-${entry.kind}` }, el("span", { class: "log-turn" }, String(entry.turn)), who, text);
+    if (words && who) return line(words[0], who, ` ${words[1]}`);
+    let text = server(entry.text);
+    if (who) text = text.startsWith(name) ? text.slice(name.length) : `: ${text}`; // the text may already start with it
+    return line(who, text);
   },
 
   renderLegend() {
